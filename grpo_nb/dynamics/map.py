@@ -1,0 +1,103 @@
+"""The success-probability map of Theorem 2 and its derivative (Proposition 1).
+
+Theorem 2 (Mroueh 2025, Eq. 8): along exact GRPO iterations the probability of success obeys
+``p_n = h(p_{n-1})`` with ``p_0 = p_ref`` and
+
+    h(p) = 1 / (1 + (1 - p_ref)/p_ref * exp(-1 / (beta * sqrt(p(1-p) + eps)))).
+
+In logit (log-odds) coordinates z = log(p / (1 - p)) the map is a shift of the reference logit:
+
+    logit h(p) = logit p_ref + 1 / (beta * sqrt(p(1-p) + eps)),
+
+which stays exact where p is within 1e-300 of 0 or 1 and float64 would round p itself.
+Every function here works in those coordinates internally.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import expit, logit
+
+from grpo_nb.validation import check_beta, check_eps, check_p, check_p_ref, check_positive_int
+
+__all__ = ["bernoulli_variance_of_logit", "h", "h_prime", "iterate", "iterate_logit", "logit_h", "logit_map"]
+
+
+def bernoulli_variance_of_logit(z: np.ndarray) -> np.ndarray:
+    """p(1-p) for p = sigmoid(z), computed as exp(-|z|)/(1+exp(-|z|))^2 without cancellation."""
+    e = np.exp(-np.abs(z))
+    return e / (1.0 + e) ** 2
+
+
+def logit_map(z: np.ndarray, a: np.ndarray, beta: np.ndarray, eps: np.ndarray) -> np.ndarray:
+    """The map of Theorem 2 in logit coordinates: g(z) = a + 1/(beta sqrt(sigmoid(z)sigmoid(-z) + eps)).
+
+    ``a = logit p_ref``. No validation (internal, vectorised); with eps = 0 the inverse square root is
+    2 cosh(z/2), which may overflow to +inf for |z| > ~1420 (the orbit then leaves to p = 1).
+    """
+    z = np.asarray(z, dtype=float)
+    with np.errstate(over="ignore", divide="ignore"):
+        inv_sd = np.where(
+            eps > 0,
+            1.0 / np.sqrt(bernoulli_variance_of_logit(z) + eps),
+            2.0 * np.cosh(0.5 * z),
+        )
+    return a + inv_sd / beta
+
+
+def _validated(p_ref: object, beta: object, eps: object) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    return check_p_ref(p_ref), check_beta(beta), check_eps(eps)
+
+
+def _out(x: np.ndarray) -> np.ndarray | float:
+    return float(x) if np.ndim(x) == 0 else x
+
+
+def logit_h(p: object, p_ref: object, beta: object, eps: object) -> np.ndarray | float:
+    """logit h(p) = logit p_ref + 1/(beta sqrt(p(1-p)+eps)) (Thm 2 in log-odds). Numpy-vectorised."""
+    p_ref, beta, eps = _validated(p_ref, beta, eps)
+    p = check_p(p, eps)
+    with np.errstate(divide="ignore"):
+        val = logit(p_ref) + 1.0 / (beta * np.sqrt(p * (1.0 - p) + eps))
+    return _out(val)
+
+
+def h(p: object, p_ref: object, beta: object, eps: object) -> np.ndarray | float:
+    """Theorem 2's map h_{eps, p_ref}(p), numpy-vectorised over all arguments.
+
+    Computed as sigmoid(logit h(p)); eps = 0 is allowed only for 0 < p < 1 (Remark 1).
+    """
+    return _out(expit(np.asarray(logit_h(p, p_ref, beta, eps))))
+
+
+def h_prime(p: object, p_ref: object, beta: object, eps: object) -> np.ndarray | float:
+    """Proposition 1: h'(p) = -h(p)(1 - h(p)) (1 - 2p) / (2 beta (p(1-p) + eps)^{3/2}).
+
+    h(1-h) is evaluated as sigmoid(z)sigmoid(-z) from the logit z = logit h(p), so it does not
+    round to 0 when h is within 1e-16 of 1.
+    """
+    p_ref, beta, eps = _validated(p_ref, beta, eps)
+    p = check_p(p, eps)
+    z = np.asarray(logit_h(p, p_ref, beta, eps))
+    var = p * (1.0 - p) + eps
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        val = -bernoulli_variance_of_logit(z) * (1.0 - 2.0 * p) / (2.0 * beta * var**1.5)
+    return _out(val)
+
+
+def iterate_logit(p_ref: object, beta: object, eps: object, n: int) -> np.ndarray:
+    """Logits z_0..z_n of the orbit p_k = h(p_{k-1}), p_0 = p_ref; shape (n+1, *broadcast shape)."""
+    p_ref, beta, eps = _validated(p_ref, beta, eps)
+    n = check_positive_int("n", n, minimum=0)
+    a = logit(p_ref)
+    a, beta, eps = np.broadcast_arrays(a, beta, eps)
+    z = np.empty((n + 1, *a.shape))
+    z[0] = a
+    for k in range(n):
+        z[k + 1] = logit_map(z[k], a, beta, eps)
+    return z
+
+
+def iterate(p_ref: object, beta: object, eps: object, n: int) -> np.ndarray:
+    """The orbit p_0..p_n of Eq. (8), p_0 = p_ref, computed in logit space; shape (n+1, *broadcast)."""
+    return expit(iterate_logit(p_ref, beta, eps, n))
