@@ -1,0 +1,1 @@
+"""ipywidgets explorers; defaults reproduce the paper's figures."""
