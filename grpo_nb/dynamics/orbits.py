@@ -1,0 +1,255 @@
+"""Long-run orbits of GRPO's success recursion p_n = h(p_{n-1}) (Thm 2, Eq. 8): fixed point, cycle or chaos.
+
+In logit coordinates z = log(p/(1-p)) the recursion is z_n = g(z_{n-1}) with z_0 = a = logit p_ref and
+
+    g(z) = a + 1 / (beta sqrt(v(z) + eps)),    v(z) = sigmoid(z) sigmoid(-z) = p(1-p).
+
+g is even in z with its minimum at z = 0 (p = 1/2, Prop. 1), so it is a smooth unimodal map and the
+logistic-map picture applies: fixed points that lose stability through a multiplier of -1, period
+doubling, and possibly chaos. Its derivative is (Prop. 1 in logit coordinates)
+
+    g'(z) = v(z) tanh(z/2) / (2 beta (v(z) + eps)^{3/2}),
+
+and the Lyapunov exponent of an orbit is the orbit average of log|g'(z_n)|.
+
+The orbit is computed in float64 logits, so a fixed point at p = 1 - 1e-300 keeps its logit (~690).
+With eps = 0 the map grows like exp(|z|/2)/beta and an orbit may run off to z = +inf; it then converges
+super-exponentially fast to p = 1 (in p coordinates h'(p) -> 0 there), and it is reported as a fixed
+point at logit +inf with Lyapunov exponent -inf.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+from scipy.special import expit, logit
+
+from grpo_nb.dynamics.map import bernoulli_variance_of_logit, logit_map
+from grpo_nb.validation import check_beta, check_eps, check_p_ref, check_positive_int
+
+__all__ = [
+    "KIND_CHAOTIC",
+    "KIND_CYCLE",
+    "KIND_FIXED_POINT",
+    "KIND_NAMES",
+    "ChaoticOrbitError",
+    "OrbitKind",
+    "OrbitSummary",
+    "attractor",
+    "classify_orbits",
+    "log_abs_logit_map_derivative",
+    "orbit_kind",
+]
+
+KIND_FIXED_POINT, KIND_CYCLE, KIND_CHAOTIC = 0, 1, 2
+KIND_NAMES = ("fixed_point", "cycle", "chaotic")
+PERIOD_UNRESOLVED = -1  # a non-chaotic orbit that settled on no cycle of period <= max_period
+
+
+class ChaoticOrbitError(RuntimeError):
+    """Raised by :func:`attractor` when the orbit has no finite limit set to report (chaos or unresolved)."""
+
+
+@dataclass(frozen=True)
+class OrbitSummary:
+    """Long-run behaviour of the orbits from p_ref, arrays over the broadcast shape of (p_ref, beta, eps).
+
+    kind: int codes KIND_FIXED_POINT = 0, KIND_CYCLE = 1, KIND_CHAOTIC = 2.
+    period: 1 for a fixed point, k for a k-cycle, 0 for chaos; -1 (PERIOD_UNRESOLVED, kind = cycle) for
+        a non-chaotic orbit (Lyapunov exponent <= chaos_threshold) that showed no period <= max_period
+        even after the extended transient (a very slow approach to a bifurcation point, or a long cycle).
+    lyapunov: orbit average of log|g'(z)| in logit coordinates (-inf for an orbit through z = 0 exactly
+        or one that escaped to p = 1 with eps = 0).
+    limit_logits: shape (*shape, n_keep), the last n_keep logits of the orbit, in orbit order.
+    """
+
+    kind: np.ndarray
+    period: np.ndarray
+    lyapunov: np.ndarray
+    limit_logits: np.ndarray
+
+
+class OrbitKind(NamedTuple):
+    """Kind of one orbit: "fixed_point" | "cycle" | "chaotic", its period (None when chaotic), its exponent."""
+
+    kind: str
+    period: int | None
+    lyapunov: float
+
+
+def log_abs_logit_map_derivative(z: object, beta: object, eps: object) -> np.ndarray:
+    """log|g'(z)|, g'(z) = v tanh(z/2) / (2 beta (v + eps)^{3/2}) (Prop. 1 in logit coordinates), no validation.
+
+    Computed in log form (log v = -|z| - 2 log(1+e^{-|z|})), so it stays finite for |z| up to ~1e308.
+    With eps = 0, g'(z) = sinh(z/2)/beta and log|g'| = |z|/2 + log(1+e^{-|z|}) + log|tanh(z/2)| - log(2 beta).
+    """
+    z = np.asarray(z, dtype=float)
+    az = np.abs(z)
+    eps = np.asarray(eps, dtype=float)
+    beta = np.asarray(beta, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        log1p_e = np.log1p(np.exp(-az))
+        log_v = -az - 2.0 * log1p_e
+        log_tanh = np.log(np.abs(np.tanh(0.5 * z)))
+        v = bernoulli_variance_of_logit(z)
+        # eps > 0: log v - 1.5 log(v+eps); eps = 0: -0.5 log v = |z|/2 + log1p(e^{-|z|})
+        log_ratio = np.where(eps > 0, log_v - 1.5 * np.log(v + eps), 0.5 * az + log1p_e)
+        out = log_ratio + log_tanh - np.log(2.0 * beta)
+    return out
+
+
+def _validated(p_ref: object, beta: object, eps: object) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    p_ref, beta, eps = check_p_ref(p_ref), check_beta(beta), check_eps(eps)
+    try:
+        shape = np.broadcast_shapes(p_ref.shape, beta.shape, eps.shape)
+    except ValueError as err:
+        raise ValueError(
+            f"p_ref, beta, eps have shapes {p_ref.shape}, {beta.shape}, {eps.shape} that do not broadcast; "
+            "valid shapes are numpy-broadcastable"
+        ) from err
+    a = np.broadcast_to(logit(p_ref), shape).astype(float)
+    return a, np.broadcast_to(beta, shape).astype(float), np.broadcast_to(eps, shape).astype(float)
+
+
+def _run(z: np.ndarray, a: np.ndarray, beta: np.ndarray, eps: np.ndarray, n: int) -> np.ndarray:
+    for _ in range(n):
+        z = logit_map(z, a, beta, eps)
+    return z
+
+
+def _window(z: np.ndarray, a: np.ndarray, beta: np.ndarray, eps: np.ndarray, n_lyapunov: int, n_keep: int):
+    """Average log|g'| over n_lyapunov steps from z, then keep the last n_keep logits (shape (*s, n_keep))."""
+    total = np.zeros_like(z)
+    keep = np.empty((*z.shape, n_keep))
+    start = n_lyapunov - n_keep
+    for k in range(n_lyapunov):
+        total += log_abs_logit_map_derivative(z, beta, eps)
+        z = logit_map(z, a, beta, eps)
+        if k >= start:
+            keep[..., k - start] = z
+    with np.errstate(invalid="ignore"):
+        lyap = total / n_lyapunov
+    return z, lyap, keep
+
+
+def _periods(keep: np.ndarray, max_period: int, tol: float) -> np.ndarray:
+    """Smallest k <= max_period with |z_{j+k} - z_j| <= tol max(1, |z_j|) over the whole window; 0 if none."""
+    period = np.zeros(keep.shape[:-1], dtype=int)
+    finite = np.all(np.isfinite(keep), axis=-1)
+    scale = np.maximum(1.0, np.abs(keep))
+    for k in range(max_period, 0, -1):
+        with np.errstate(invalid="ignore"):
+            ok = np.all(np.abs(keep[..., k:] - keep[..., :-k]) <= tol * scale[..., :-k], axis=-1)
+        period[ok & finite] = k
+    return period
+
+
+def classify_orbits(
+    p_ref: object,
+    beta: object,
+    eps: object,
+    *,
+    transient: int = 4000,
+    n_keep: int = 256,
+    max_period: int = 64,
+    tol: float = 1e-7,
+    n_lyapunov: int = 4096,
+    max_extensions: int = 4,
+    chaos_threshold: float = 1e-3,
+) -> OrbitSummary:
+    """Classify the long-run orbit of Eq. (8) from p_0 = p_ref, vectorised over broadcast (p_ref, beta, eps).
+
+    Iterates the logit map g (see module docstring) ``transient`` steps, then ``n_lyapunov`` more steps over
+    which the Lyapunov exponent mean log|g'(z_n)| is averaged; the last ``n_keep`` logits are the window.
+    The period is the smallest k <= max_period with |z_{j+k} - z_j| <= tol * max(1, |z_j|) across the whole
+    window (relative to the logit scale, so large logits near p = 1 are compared fairly).
+    Orbits with no period are chaotic only if their exponent exceeds ``chaos_threshold``; otherwise they
+    are slow (near a bifurcation point, where the multiplier is close to -1 or 1) and get up to
+    ``max_extensions`` further rounds of ``transient`` steps. Orbits that escape to logit +inf (eps = 0)
+    are fixed points at p = 1 with exponent -inf. A chaotic verdict from float64 is evidence, not proof:
+    see :mod:`grpo_nb.dynamics.high_precision` for the mpmath confirmation.
+
+    Raises ValueError for beta <= 0, p_ref outside (0, 1), eps < 0, NaN, non-broadcastable shapes or bad
+    integer/tolerance options.
+    """
+    a, beta, eps = _validated(p_ref, beta, eps)
+    transient = check_positive_int("transient", transient, minimum=0)
+    max_period = check_positive_int("max_period", max_period)
+    n_keep = check_positive_int("n_keep", n_keep, minimum=2 * max_period)
+    n_lyapunov = check_positive_int("n_lyapunov", n_lyapunov, minimum=n_keep)
+    max_extensions = check_positive_int("max_extensions", max_extensions, minimum=0)
+    if not (isinstance(tol, (int, float)) and 0 < tol < 1):
+        raise ValueError(f"tol={tol!r} is out of range; valid range is 0 < tol < 1")
+    if not (isinstance(chaos_threshold, (int, float)) and np.isfinite(chaos_threshold) and chaos_threshold >= 0):
+        raise ValueError(f"chaos_threshold={chaos_threshold!r} is out of range; valid range is 0 <= chaos_threshold")
+
+    z = _run(a.copy(), a, beta, eps, transient)
+    z, lyap, keep = _window(z, a, beta, eps, n_lyapunov, n_keep)
+    period = _periods(keep, max_period, tol)
+    escaped = ~np.isfinite(keep[..., -1])
+
+    undecided = (period == 0) & ~escaped & ~(lyap > chaos_threshold)
+    for _ in range(max_extensions):
+        if not undecided.any():
+            break
+        idx = np.nonzero(undecided)
+        zs = _run(z[idx], a[idx], beta[idx], eps[idx], transient)
+        zs, ls, ks = _window(zs, a[idx], beta[idx], eps[idx], n_lyapunov, n_keep)
+        z[idx], lyap[idx], keep[idx] = zs, ls, ks
+        period[idx] = _periods(ks, max_period, tol)
+        escaped[idx] = ~np.isfinite(ks[..., -1])
+        undecided = (period == 0) & ~escaped & ~(lyap > chaos_threshold)
+
+    kind = np.full(a.shape, KIND_CHAOTIC, dtype=int)
+    kind[period == 1] = KIND_FIXED_POINT
+    kind[period > 1] = KIND_CYCLE
+    kind[undecided] = KIND_CYCLE
+    period = np.where(undecided, PERIOD_UNRESOLVED, period)
+    kind[escaped] = KIND_FIXED_POINT
+    period = np.where(escaped, 1, period)
+    lyap = np.where(escaped, -np.inf, lyap)
+    keep = np.where(escaped[..., None], np.inf, keep)
+    return OrbitSummary(kind=kind, period=period, lyapunov=lyap, limit_logits=keep)
+
+
+def _scalar_summary(p_ref: object, beta: object, eps: object, **options) -> OrbitSummary:
+    for name, value in (("p_ref", p_ref), ("beta", beta), ("eps", eps)):
+        if np.ndim(value) != 0:
+            raise ValueError(f"{name} has shape {np.shape(value)}; valid input is a scalar (use classify_orbits)")
+    return classify_orbits(p_ref, beta, eps, **options)
+
+
+def orbit_kind(p_ref: object, beta: object, eps: object, **options) -> OrbitKind:
+    """Kind of the long-run orbit of Eq. (8) from p_ref, with its period and Lyapunov exponent lam.
+
+    Returns ("fixed_point", 1, lam), ("cycle", k, lam) or ("chaotic", None, lam); lam is the Lyapunov
+    exponent in logit coordinates. Scalars only; options go to :func:`classify_orbits`.
+    A non-chaotic orbit with no resolved period is reported as ("cycle", -1, lam).
+    """
+    s = _scalar_summary(p_ref, beta, eps, **options)
+    kind = KIND_NAMES[int(s.kind)]
+    period = None if kind == "chaotic" else int(s.period)
+    return OrbitKind(kind=kind, period=period, lyapunov=float(s.lyapunov))
+
+
+def attractor(p_ref: object, beta: object, eps: object, **options) -> tuple[float, ...]:
+    """The limit set of the orbit from p_ref: (p*,) for a fixed point, the k values of a k-cycle in orbit order.
+
+    The cycle starts at its smallest logit. Values are sigmoid(logit), so a point within 1e-16 of 1 reads
+    1.0 (use :func:`classify_orbits` for the logits). Never reports a chaotic orbit as a cycle: raises
+    ChaoticOrbitError when the orbit is chaotic or its period is unresolved (no finite limit set found).
+    """
+    s = _scalar_summary(p_ref, beta, eps, **options)
+    period = int(s.period)
+    if period <= 0:
+        raise ChaoticOrbitError(
+            f"the orbit from p_ref={float(p_ref)!r}, beta={float(beta)!r}, eps={float(eps)!r} is "
+            f"{KIND_NAMES[int(s.kind)]} with period {period} (Lyapunov exponent {float(s.lyapunov):.3g}): "
+            "it has no finite limit set to report"
+        )
+    cycle = s.limit_logits[-period:]
+    start = int(np.argmin(cycle))
+    cycle = np.roll(cycle, -start)
+    return tuple(float(p) for p in expit(cycle))
