@@ -1,0 +1,61 @@
+"""The contrastive weights of stabilised GRPO (Mroueh 2025, Eq. 4).
+
+With a binary reward and success probability p of the old policy, the smoothed advantage
+(r - p) / sqrt(p(1-p) + eps) takes two values:
+
+    omega_plus(p, eps)  = (1 - p) / sqrt(p(1-p) + eps)    for r = 1 (a success is pulled up),
+    omega_minus(p, eps) =       p / sqrt(p(1-p) + eps)    for r = 0 (a failure is pushed down).
+
+Eq. (3) of the paper prints the smoothing *outside* the root, (1 - p)/(sqrt(p(1-p)) + eps); the
+text before it and Eq. (4) put it inside. ``eps_inside_root=False`` evaluates the printed Eq. (3)
+so that a chapter can show the difference; the default (inside) is the one the rest of the paper uses.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from grpo_nb.validation import check_eps, check_p
+
+__all__ = ["omega_minus", "omega_plus", "weight_scale"]
+
+
+def _out(x: np.ndarray) -> np.ndarray | float:
+    return float(x) if np.ndim(x) == 0 else x
+
+
+def _validated(p: object, eps: object) -> tuple[np.ndarray, np.ndarray]:
+    eps_arr = check_eps(eps)
+    p_arr = check_p(p, eps_arr)
+    return p_arr, eps_arr
+
+
+def weight_scale(p: object, eps: object, *, eps_inside_root: bool = True) -> np.ndarray | float:
+    """1 / sqrt(p(1-p) + eps) (Eq. 4), or 1 / (sqrt(p(1-p)) + eps) with ``eps_inside_root=False`` (Eq. 3 as printed).
+
+    This is also omega_plus + omega_minus. eps = 0 is allowed only for 0 < p < 1.
+    """
+    p, eps = _validated(p, eps)
+    var = p * (1.0 - p)
+    denom = np.sqrt(var + eps) if eps_inside_root else np.sqrt(var) + eps
+    return _out(1.0 / denom)
+
+
+def omega_plus(p: object, eps: object, *, eps_inside_root: bool = True) -> np.ndarray | float:
+    """omega^+_eps(p) = (1 - p) / sqrt(p(1-p) + eps), the weight of a success (Eq. 4). Numpy-vectorised.
+
+    Valid for p in [0, 1] and eps >= 0, with eps = 0 only for 0 < p < 1 (ValueError otherwise).
+    ``eps_inside_root=False`` gives Eq. (3) as printed, (1 - p) / (sqrt(p(1-p)) + eps).
+    """
+    p_arr, _ = _validated(p, eps)
+    return _out((1.0 - p_arr) * np.asarray(weight_scale(p, eps, eps_inside_root=eps_inside_root)))
+
+
+def omega_minus(p: object, eps: object, *, eps_inside_root: bool = True) -> np.ndarray | float:
+    """omega^-_eps(p) = p / sqrt(p(1-p) + eps), the weight of a failure (Eq. 4). Numpy-vectorised.
+
+    Valid for p in [0, 1] and eps >= 0, with eps = 0 only for 0 < p < 1 (ValueError otherwise).
+    ``eps_inside_root=False`` gives Eq. (3) as printed, p / (sqrt(p(1-p)) + eps).
+    """
+    p_arr, _ = _validated(p, eps)
+    return _out(p_arr * np.asarray(weight_scale(p, eps, eps_inside_root=eps_inside_root)))
