@@ -12,13 +12,13 @@ import numpy as np
 __all__ = ["check_beta", "check_eps", "check_p", "check_p_ref", "check_positive_int"]
 
 
-def _as_float_array(name: str, value: object) -> np.ndarray:
+def _as_float_array(name: str, value: object, valid: str) -> np.ndarray:
     try:
         arr = np.asarray(value, dtype=float)
     except (TypeError, ValueError) as err:
-        raise ValueError(f"{name}={value!r} is not a real number or array of real numbers") from err
+        raise ValueError(f"{name}={value!r} is not a real number; valid range is {valid}") from err
     if np.isnan(arr).any():
-        raise ValueError(f"{name}={value!r} contains NaN; valid range is given by the parameter's domain")
+        raise ValueError(f"{name}={value!r} contains NaN; valid range is {valid}")
     return arr
 
 
@@ -28,7 +28,7 @@ def _first_bad(arr: np.ndarray, bad: np.ndarray) -> float:
 
 def check_beta(beta: object) -> np.ndarray:
     """beta > 0 and finite (the KL coefficient of (GRPO Iterations))."""
-    arr = _as_float_array("beta", beta)
+    arr = _as_float_array("beta", beta, "0 < beta < inf")
     bad = ~(np.isfinite(arr) & (arr > 0))
     if bad.any():
         raise ValueError(f"beta={_first_bad(arr, bad)!r} is out of range; valid range is 0 < beta < inf")
@@ -37,7 +37,7 @@ def check_beta(beta: object) -> np.ndarray:
 
 def check_eps(eps: object) -> np.ndarray:
     """eps >= 0 and finite (the variance smoothing of Eq. 4)."""
-    arr = _as_float_array("eps", eps)
+    arr = _as_float_array("eps", eps, "0 <= eps < inf")
     bad = ~(np.isfinite(arr) & (arr >= 0))
     if bad.any():
         raise ValueError(f"eps={_first_bad(arr, bad)!r} is out of range; valid range is 0 <= eps < inf")
@@ -46,17 +46,17 @@ def check_eps(eps: object) -> np.ndarray:
 
 def check_p_ref(p_ref: object, *, open_interval: bool = True) -> np.ndarray:
     """p_ref in (0, 1) (Thm 2 assumes 0 < p_ref < 1), or in [0, 1] when ``open_interval`` is False."""
-    arr = _as_float_array("p_ref", p_ref)
+    rng = "0 < p_ref < 1" if open_interval else "0 <= p_ref <= 1"
+    arr = _as_float_array("p_ref", p_ref, rng)
     bad = ~((arr > 0) & (arr < 1)) if open_interval else ~((arr >= 0) & (arr <= 1))
     if bad.any():
-        rng = "0 < p_ref < 1" if open_interval else "0 <= p_ref <= 1"
         raise ValueError(f"p_ref={_first_bad(arr, bad)!r} is out of range; valid range is {rng}")
     return arr
 
 
 def check_p(p: object, eps: np.ndarray, name: str = "p") -> np.ndarray:
     """A success probability in [0, 1]; with eps = 0 only 0 < p < 1 is allowed (Remark 1)."""
-    arr = _as_float_array(name, p)
+    arr = _as_float_array(name, p, f"0 <= {name} <= 1")
     bad = ~((arr >= 0) & (arr <= 1))
     if bad.any():
         raise ValueError(f"{name}={_first_bad(arr, bad)!r} is out of range; valid range is 0 <= {name} <= 1")

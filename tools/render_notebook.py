@@ -25,7 +25,9 @@ def render(md_path: Path, timeout: int = 900) -> Path:
     nb.metadata.setdefault("kernelspec", {"name": "python3", "display_name": "Python 3", "language": "python"})
     nb.metadata["jupytext"] = {"formats": "ipynb,md:myst"}
     start = time.perf_counter()
-    NotebookClient(nb, timeout=timeout, kernel_name="python3", resources={"metadata": {"path": str(md_path.parent)}}).execute()
+    NotebookClient(
+        nb, timeout=timeout, kernel_name="python3", resources={"metadata": {"path": str(md_path.parent)}}
+    ).execute()
     out = md_path.with_suffix(".ipynb")
     nbformat.write(nb, out)
     print(f"{md_path} -> {out} executed in {time.perf_counter() - start:.1f}s")

@@ -29,8 +29,7 @@ class Identity:
     def _repr_markdown_(self) -> str:
         mark = "holds" if self.holds else "FAILS"
         return (
-            f"**{self.name}** ({mark}): $${sp.latex(self.lhs)} \\;{_latex_rel(self.relation)}\\; "
-            f"{sp.latex(self.rhs)}$$"
+            f"**{self.name}** ({mark}): $${sp.latex(self.lhs)} \\;{_latex_rel(self.relation)}\\; {sp.latex(self.rhs)}$$"
         )
 
 

@@ -1,0 +1,36 @@
+"""Where the book's pieces are: the table of contents, the chapters and their jupytext pairs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+BOOK = ROOT / "book"
+
+
+def config() -> dict:
+    return yaml.safe_load((ROOT / "_config.yml").read_text())
+
+
+def toc_files() -> list[str]:
+    """Every document of _toc.yml (root first), as paths without suffix relative to the repo root."""
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    files = [toc["root"]]
+
+    def walk(entries: list[dict]) -> None:
+        for entry in entries:
+            if "file" in entry:
+                files.append(entry["file"])
+            for key in ("chapters", "sections", "parts"):
+                walk(entry.get(key, []))
+
+    for key in ("chapters", "parts"):
+        walk(toc.get(key, []))
+    return files
+
+
+def chapter_notebooks() -> list[Path]:
+    """The chapters: every notebook under book/ (each must be listed in _toc.yml)."""
+    return sorted(BOOK.glob("*.ipynb"))

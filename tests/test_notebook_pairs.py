@@ -1,0 +1,79 @@
+"""Every chapter is an .ipynb with committed outputs, paired with a MyST .md holding the same cells.
+
+`jupytext --sync` picks its source by modification time and can silently drop an edit, so the pair is
+compared here cell by cell: the build and Colab read the .ipynb, reviewers read the .md.
+"""
+
+from __future__ import annotations
+
+import re
+
+import jupytext
+import nbformat
+import pytest
+
+from tests.book_layout import BOOK, ROOT, chapter_notebooks, config, toc_files
+
+NOTEBOOKS = chapter_notebooks()
+BOOTSTRAP = (BOOK / "intro.ipynb").exists() and nbformat.read(BOOK / "intro.ipynb", as_version=4)
+
+
+def _cells(nb):
+    return [(c.cell_type, c.source.strip(), sorted(c.metadata.get("tags", []))) for c in nb.cells]
+
+
+def _first_code_cell(nb):
+    return next(c for c in nb.cells if c.cell_type == "code")
+
+
+def test_there_are_chapters():
+    assert NOTEBOOKS, "no chapter notebooks under book/"
+
+
+@pytest.mark.parametrize("ipynb", NOTEBOOKS, ids=lambda p: p.stem)
+def test_pair_has_same_cells(ipynb):
+    md = ipynb.with_suffix(".md")
+    assert md.exists(), f"{ipynb.name} has no MyST pair {md.name}"
+    from_md = jupytext.read(md)
+    from_ipynb = nbformat.read(ipynb, as_version=4)
+    assert _cells(from_md) == _cells(from_ipynb), (
+        f"{md.name} and {ipynb.name} differ; re-render with `python tools/render_notebook.py {md.relative_to(ROOT)}`"
+    )
+
+
+@pytest.mark.parametrize("ipynb", NOTEBOOKS, ids=lambda p: p.stem)
+def test_outputs_committed_without_errors(ipynb):
+    nb = nbformat.read(ipynb, as_version=4)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    assert all(c.get("execution_count") for c in code), f"{ipynb.name} has unexecuted code cells"
+    errors = [o for c in code for o in c.outputs if o.output_type == "error"]
+    assert not errors, f"{ipynb.name} holds an error output: {errors[0].get('ename')}"
+    assert not any("Traceback (most recent call last)" in o.get("text", "") for c in code for o in c.outputs)
+
+
+@pytest.mark.parametrize("ipynb", NOTEBOOKS, ids=lambda p: p.stem)
+def test_first_code_cell_is_the_colab_bootstrap(ipynb):
+    nb = nbformat.read(ipynb, as_version=4)
+    assert _first_code_cell(nb).source == _first_code_cell(BOOTSTRAP).source, (
+        f"{ipynb.name}: the first code cell must be the Colab bootstrap of intro.ipynb, verbatim"
+    )
+
+
+def test_bootstrap_installs_from_this_repository_and_never_torch():
+    source = _first_code_cell(BOOTSTRAP).source
+    url = config()["repository"]["url"]
+    assert re.search(rf"git\+{re.escape(url)}(\.git)?@main", source), "bootstrap must install grpo_nb from the repo"
+    assert 'find_spec("grpo_nb") is None' in source, "bootstrap must do nothing when grpo_nb is importable"
+    assert "torch" not in source.replace("never touches Colab's torch", "")
+
+
+def test_every_chapter_is_in_the_toc_and_every_toc_entry_exists():
+    listed = set(toc_files())
+    for nb in NOTEBOOKS:
+        assert f"book/{nb.stem}" in listed, f"{nb.name} is not in _toc.yml"
+    for entry in listed:
+        assert any((ROOT / entry).with_suffix(s).exists() for s in (".ipynb", ".md")), f"_toc entry {entry} missing"
+
+
+def test_build_reads_one_file_of_each_pair():
+    assert "book/*.md" in config()["exclude_patterns"], "the build must exclude the .md half of each pair"
