@@ -1,0 +1,197 @@
+"""Theorem 1's closed-form GRPO step on a finite outcome set, and an independent numerical solver of it.
+
+One exact GRPO iteration (paper Eq. "GRPO Iterations") maximises over policies pi on the outcomes
+
+    J(pi) = w+(p) E_pi[r] - w-(p) E_pi[1 - r] - beta KL(pi || pi_ref),
+    w+(p) = (1 - p)/sqrt(p(1-p) + eps),   w-(p) = p/sqrt(p(1-p) + eps)   (Eq. 4),
+
+with p the success probability of the previous policy. Theorem 1: the maximiser is the Gibbs policy
+pi(o) ∝ pi_ref(o) exp((w+(p) r(o) - w-(p) (1 - r(o))) / beta). ``grpo_step`` evaluates it in log space;
+``solve_grpo_step`` maximises J numerically (L-BFGS on softmax parameters) without using the closed form, so
+the two can be compared (Thm 1), and ``success_probabilities`` iterates the step (Thm 2's recursion).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.optimize import minimize
+from scipy.special import logsumexp, softmax
+
+from grpo_nb.validation import check_beta, check_eps, check_p, check_positive_int
+
+__all__ = [
+    "check_policy",
+    "check_reward",
+    "grpo_objective",
+    "grpo_step",
+    "grpo_weights",
+    "solve_grpo_step",
+    "success_probabilities",
+    "success_probability",
+]
+
+_SUM_TOL = 1e-9
+
+
+def check_policy(name: str, pi: object) -> np.ndarray:
+    """A 1-D probability vector over outcomes: finite, >= 0, summing to 1 within 1e-9."""
+    try:
+        arr = np.asarray(pi, dtype=float)
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"{name}={pi!r} is not an array of real numbers; valid: a probability vector") from err
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(f"{name} has shape {arr.shape}; valid: a non-empty 1-D probability vector over outcomes")
+    if not np.isfinite(arr).all() or (arr < 0).any():
+        raise ValueError(f"{name}={arr!r} has a negative or non-finite entry; valid range is 0 <= {name}[o] <= 1")
+    total = float(arr.sum())
+    if abs(total - 1.0) > _SUM_TOL:
+        raise ValueError(f"{name} sums to {total!r}; valid: entries summing to 1 (within {_SUM_TOL})")
+    return arr
+
+
+def check_reward(reward: object, n_outcomes: int) -> np.ndarray:
+    """A verifiable (binary) reward vector with entries in {0, 1}, one per outcome."""
+    try:
+        arr = np.asarray(reward, dtype=float)
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"reward={reward!r} is not an array of numbers; valid: entries in {{0, 1}}") from err
+    if arr.shape != (n_outcomes,):
+        raise ValueError(f"reward has shape {arr.shape}; valid: shape ({n_outcomes},), the shape of the policies")
+    if not np.isin(arr, (0.0, 1.0)).all():
+        bad = arr[~np.isin(arr, (0.0, 1.0))].flat[0]
+        raise ValueError(f"reward={bad!r} is out of range; valid: entries in {{0, 1}} (verifiable reward)")
+    return arr
+
+
+def success_probability(pi: object, reward: object) -> float:
+    """p = E_{o ~ pi}[r(o)] (Eq. 7)."""
+    pi = check_policy("pi", pi)
+    reward = check_reward(reward, pi.size)
+    return float(np.clip(pi @ reward, 0.0, 1.0))
+
+
+def grpo_weights(p: object, eps: object) -> tuple[np.ndarray, np.ndarray]:
+    """(w+_eps(p), w-_eps(p)) of Eq. (4): (1-p)/sqrt(p(1-p)+eps) and p/sqrt(p(1-p)+eps)."""
+    eps = check_eps(eps)
+    p = check_p(p, eps)
+    sd = np.sqrt(p * (1.0 - p) + eps)
+    return (1.0 - p) / sd, p / sd
+
+
+def _validated(pi_ref: object, pi_prev: object, reward: object, beta: object, eps: object):
+    pi_ref = check_policy("pi_ref", pi_ref)
+    pi_prev = check_policy("pi_prev", pi_prev)
+    if pi_prev.shape != pi_ref.shape:
+        raise ValueError(f"pi_prev has shape {pi_prev.shape}; valid: the shape of pi_ref, {pi_ref.shape}")
+    reward = check_reward(reward, pi_ref.size)
+    beta, eps = check_beta(beta), check_eps(eps)
+    if beta.ndim or eps.ndim:
+        raise ValueError(f"beta={beta!r}, eps={eps!r} must be scalars; valid: single real numbers")
+    p_prev = float(np.clip(pi_prev @ reward, 0.0, 1.0))
+    check_p(p_prev, eps, name="p_prev (success probability of pi_prev)")
+    return pi_ref, reward, float(beta), float(eps), p_prev
+
+
+def _scores(reward: np.ndarray, p_prev: float, eps: float) -> np.ndarray:
+    w_plus, w_minus = grpo_weights(p_prev, eps)
+    return np.where(reward == 1.0, float(w_plus), -float(w_minus))
+
+
+def grpo_objective(pi: object, pi_ref: object, pi_prev: object, reward: object, beta: float, eps: float) -> float:
+    """J(pi) = w+ E_pi[r] - w- E_pi[1-r] - beta KL(pi || pi_ref) (GRPO Iterations); -inf off pi_ref's support."""
+    pi_ref, reward, beta, eps, p_prev = _validated(pi_ref, pi_prev, reward, beta, eps)
+    pi = check_policy("pi", pi)
+    if pi.shape != pi_ref.shape:
+        raise ValueError(f"pi has shape {pi.shape}; valid: the shape of pi_ref, {pi_ref.shape}")
+    if ((pi > 0) & (pi_ref == 0)).any():
+        return -np.inf
+    on = pi > 0
+    kl = float(np.sum(pi[on] * (np.log(pi[on]) - np.log(pi_ref[on]))))
+    return float(pi @ _scores(reward, p_prev, eps)) - beta * kl
+
+
+def grpo_step(pi_ref: object, pi_prev: object, reward: object, beta: float, eps: float) -> np.ndarray:
+    """Theorem 1: pi_n(o) = pi_ref(o) exp((w+(p_{n-1}) r(o) - w-(p_{n-1})(1 - r(o)))/beta) / Z_{n-1}.
+
+    Arrays over a finite outcome set; p_{n-1} = E_{pi_prev}[r]. Computed with logsumexp (no overflow for small
+    beta); outcomes with pi_ref(o) = 0 keep probability 0. With eps = 0 a previous success probability of
+    exactly 0 or 1 is undefined (Remark 1) and raises ValueError.
+    """
+    pi_ref, reward, beta, eps, p_prev = _validated(pi_ref, pi_prev, reward, beta, eps)
+    with np.errstate(divide="ignore"):
+        log_w = np.log(pi_ref) + _scores(reward, p_prev, eps) / beta
+    return np.exp(log_w - logsumexp(log_w))
+
+
+def solve_grpo_step(
+    pi_ref: object,
+    pi_prev: object,
+    reward: object,
+    beta: float,
+    eps: float,
+    *,
+    gtol: float = 1e-13,
+    newton_steps: int = 30,
+) -> np.ndarray:
+    """Maximise J(pi) over the simplex numerically, independently of Theorem 1's formula.
+
+    Parametrises pi = softmax(theta) on the support of pi_ref (KL is infinite elsewhere) and runs L-BFGS-B on
+    -J with its exact gradient d(-J)/d theta_k = -pi_k (q_k - <pi, q>), q = dJ/d pi = c - beta (log pi/pi_ref + 1),
+    from the uniform policy; then polishes with equality-constrained Newton steps on the simplex (Hessian
+    diag(-beta/pi), step d = (pi/beta)(q - <pi, q>), halved until pi stays positive and J does not drop).
+    Nothing of the closed form enters.
+    """
+    pi_ref, reward, beta, eps, p_prev = _validated(pi_ref, pi_prev, reward, beta, eps)
+    support = pi_ref > 0
+    log_ref = np.log(pi_ref[support])
+    c = _scores(reward, p_prev, eps)[support]
+
+    def neg_objective(theta: np.ndarray) -> tuple[float, np.ndarray]:
+        log_pi = theta - logsumexp(theta)
+        pi = np.exp(log_pi)
+        q = c - beta * (log_pi - log_ref + 1.0)
+        value = float(pi @ c - beta * pi @ (log_pi - log_ref))
+        return -value, -pi * (q - pi @ q)
+
+    res = minimize(
+        neg_objective,
+        np.zeros(int(support.sum())),
+        jac=True,
+        method="L-BFGS-B",
+        options={"gtol": gtol, "ftol": 1e-15, "maxiter": 20_000, "maxcor": 30},
+    )
+    pi = softmax(res.x)
+
+    def objective(x: np.ndarray) -> float:
+        return float(x @ c - beta * x @ (np.log(x) - log_ref))
+
+    for _ in range(newton_steps):
+        q = c - beta * (np.log(pi) - log_ref + 1.0)
+        step = pi / beta * (q - pi @ q)
+        t, value = 1.0, objective(pi)
+        while t > 1e-12:
+            trial = pi + t * step
+            if (trial > 0).all() and objective(trial / trial.sum()) >= value - 1e-15 * abs(value):
+                break
+            t *= 0.5
+        new = trial / trial.sum()
+        done = np.max(np.abs(new - pi)) < 1e-17
+        pi = new
+        if done:
+            break
+    out = np.zeros_like(pi_ref)
+    out[support] = pi
+    return out
+
+
+def success_probabilities(pi_ref: object, reward: object, beta: float, eps: float, n: int) -> np.ndarray:
+    """p_0..p_n along n exact GRPO steps from pi_0 = pi_ref (the success probabilities of Thm 2's recursion)."""
+    pi_ref = check_policy("pi_ref", pi_ref)
+    reward = check_reward(reward, pi_ref.size)
+    n = check_positive_int("n", n, minimum=0)
+    pi = pi_ref
+    out = [float(pi @ reward)]
+    for _ in range(n):
+        pi = grpo_step(pi_ref, pi, reward, beta, eps)
+        out.append(float(pi @ reward))
+    return np.array(out)
