@@ -1,0 +1,245 @@
+"""Algorithm 1 of Mroueh (2025) (iterative GRPO with verifiable rewards) on tabular softmax policies.
+
+The task: Q prompts, each with the same finite set of O outcomes, a binary reward table r[q, o] and a
+reference policy pi_ref(.|q) = softmax(ref_logits[q]). The policy is pi_theta(.|q) = softmax(theta[q]),
+one free logit per (prompt, outcome). One outer iteration n (Algorithm 1, lines 4-10):
+
+1. pi_old <- pi_theta                                              (line 5)
+2. sample G outcomes o_1..o_G ~ pi_old(.|q) per prompt, rewards r_i   (lines 6-7)
+3. p_hat = k/G and the stabilised advantage A_i = omega^+(p_hat) if r_i = 1, -omega^-(p_hat) if r_i = 0
+   (Eq. 3 with eps inside the root, i.e. Eq. 4; line 8)
+4. mu gradient-ascent steps on theta of                             (lines 9-10, GRPO-No-Clip / GRPO-Clip)
+       J(theta) = (1/G) sum_i f(pi_theta(o_i)/pi_old(o_i), A_i) - beta KL(pi_theta || pi_ref),
+   with f(x, A) = x A (no clipping) or min(xA, clip(x, 1-c, 1+c)A), and the KL exact over the outcomes.
+
+``exact=True`` replaces the G samples by the exact expectation under pi_old (weights pi_old(o) on every
+outcome, p_hat = the true p): then J is the objective of Eq. (6) estimated without noise, and with enough
+inner steps pi_theta approaches the maximiser over policies, Theorem 1's pi_n, whose success probability is
+h(p_{n-1}) (Theorem 2). Everything is numpy and seeded (``numpy.random.Generator``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.special import log_softmax, softmax
+from tqdm.auto import tqdm
+
+from grpo_nb.clipping import check_clip_eps, clipped_term, clipped_term_slope
+from grpo_nb.validation import check_beta, check_eps, check_p_ref, check_positive_int
+from grpo_nb.weights import omega_minus, omega_plus
+
+__all__ = [
+    "Algorithm1Run",
+    "TabularTask",
+    "algorithm1",
+    "grpo_surrogate",
+    "kl_to_reference",
+    "make_task",
+    "sample_outcomes",
+    "stabilised_advantages",
+    "success_probabilities",
+]
+
+
+@dataclass(frozen=True)
+class TabularTask:
+    """Q prompts x O outcomes: reference logits and the binary reward table, both of shape (Q, O)."""
+
+    ref_logits: np.ndarray
+    reward: np.ndarray
+
+    def __post_init__(self) -> None:
+        ref = np.asarray(self.ref_logits, dtype=float)
+        rew = np.asarray(self.reward, dtype=float)
+        if ref.ndim != 2 or ref.shape[1] < 2 or ref.shape[0] < 1:
+            raise ValueError(f"ref_logits has shape {ref.shape}; valid shape is (Q, O) with Q >= 1 and O >= 2")
+        if not np.isfinite(ref).all():
+            raise ValueError("ref_logits contains a non-finite entry; valid range is finite real logits")
+        if rew.shape != ref.shape:
+            raise ValueError(f"reward has shape {rew.shape}; valid shape is that of ref_logits, {ref.shape}")
+        if not np.isin(rew, (0.0, 1.0)).all():
+            raise ValueError(
+                f"reward contains {float(rew[~np.isin(rew, (0.0, 1.0))].flat[0])!r}; valid values are 0 and 1"
+            )
+        object.__setattr__(self, "ref_logits", ref)
+        object.__setattr__(self, "reward", rew)
+
+    @property
+    def pi_ref(self) -> np.ndarray:
+        """pi_ref(o|q), shape (Q, O)."""
+        return softmax(self.ref_logits, axis=-1)
+
+    @property
+    def p_ref(self) -> np.ndarray:
+        """Success probability of pi_ref per prompt, shape (Q,)."""
+        return success_probabilities(self.ref_logits, self.reward)
+
+
+def make_task(p_ref: object, n_outcomes: int = 8, n_success: int | None = None, seed: int = 0) -> TabularTask:
+    """A task whose reference policy has success probability exactly ``p_ref[q]`` on prompt q.
+
+    Each prompt has ``n_success`` successful outcomes (default: half of them, at least 1) out of
+    ``n_outcomes``; within successes and within failures pi_ref is a seeded random split (Dirichlet(1)),
+    scaled to total mass p_ref and 1 - p_ref.
+    """
+    p_ref = np.atleast_1d(check_p_ref(p_ref))
+    if p_ref.ndim != 1:
+        raise ValueError(f"p_ref has shape {p_ref.shape}; valid shape is (Q,)")
+    n_outcomes = check_positive_int("n_outcomes", n_outcomes, minimum=2)
+    n_success = max(1, n_outcomes // 2) if n_success is None else n_success
+    if not isinstance(n_success, (int, np.integer)) or not 1 <= n_success <= n_outcomes - 1:
+        raise ValueError(f"n_success={n_success!r} is out of range; valid range is integers 1 <= n_success <= O - 1")
+    rng = np.random.default_rng(seed)
+    q = p_ref.size
+    reward = np.zeros((q, n_outcomes))
+    reward[:, :n_success] = 1.0
+    split_s = rng.dirichlet(np.ones(n_success), size=q)
+    split_f = rng.dirichlet(np.ones(n_outcomes - n_success), size=q)
+    pi = np.concatenate([p_ref[:, None] * split_s, (1.0 - p_ref)[:, None] * split_f], axis=1)
+    return TabularTask(ref_logits=np.log(pi), reward=reward)
+
+
+def success_probabilities(logits: np.ndarray, reward: np.ndarray) -> np.ndarray:
+    """p(q) = sum_o softmax(logits)[q, o] r[q, o] (Eq. 7), shape (Q,)."""
+    return np.clip(np.sum(softmax(logits, axis=-1) * reward, axis=-1), 0.0, 1.0)
+
+
+def kl_to_reference(logits: np.ndarray, ref_logits: np.ndarray) -> np.ndarray:
+    """KL(pi_theta(.|q) || pi_ref(.|q)) per prompt, exact over the outcome set; shape (Q,)."""
+    log_pi, log_ref = log_softmax(logits, axis=-1), log_softmax(ref_logits, axis=-1)
+    return np.sum(np.exp(log_pi) * (log_pi - log_ref), axis=-1)
+
+
+def sample_outcomes(logits: np.ndarray, G: int, rng: np.random.Generator) -> np.ndarray:
+    """G outcome indices per prompt drawn from softmax(logits) by inverse CDF; shape (Q, G)."""
+    G = check_positive_int("G", G)
+    cdf = np.cumsum(softmax(logits, axis=-1), axis=-1)
+    u = rng.random((logits.shape[0], G)) * cdf[:, -1:]
+    return np.minimum((u[:, :, None] >= cdf[:, None, :]).sum(axis=-1), logits.shape[1] - 1)
+
+
+def stabilised_advantages(sample_rewards: np.ndarray, p: np.ndarray, eps: float) -> np.ndarray:
+    """A = omega^+_eps(p) where r = 1 and -omega^-_eps(p) where r = 0 (Eqs. 3-4); p broadcast per prompt."""
+    p = np.asarray(p, dtype=float)[:, None]
+    return np.where(sample_rewards == 1.0, omega_plus(p, eps), -np.asarray(omega_minus(p, eps)))
+
+
+def grpo_surrogate(
+    logits: np.ndarray,
+    old_logits: np.ndarray,
+    ref_logits: np.ndarray,
+    outcomes: np.ndarray,
+    weights: np.ndarray,
+    advantages: np.ndarray,
+    beta: float,
+    clip_eps: float = np.inf,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per-prompt objective sum_i w_i f(pi_theta(o_i)/pi_old(o_i), A_i) - beta KL(pi_theta || pi_ref) and its
+    gradient in the logits (GRPO-Clip; GRPO-No-Clip for clip_eps = inf).
+
+    ``outcomes``, ``weights``, ``advantages`` have shape (Q, S): S = G samples with weights 1/G, or all O
+    outcomes with weights pi_old (exact expectation). Gradient of the softmax: d pi_o/d theta_k = pi_o (delta_ok
+    - pi_k); of the KL: pi_k (log(pi_k/pi_ref_k) - KL). Returns (objective (Q,), gradient (Q, O)).
+    """
+    log_pi, log_old, log_ref = (log_softmax(x, axis=-1) for x in (logits, old_logits, ref_logits))
+    pi = np.exp(log_pi)
+    rows = np.arange(logits.shape[0])[:, None]
+    ratio = np.exp(log_pi[rows, outcomes] - log_old[rows, outcomes])
+    value = np.sum(weights * clipped_term(ratio, advantages, clip_eps), axis=-1)
+    coef = weights * clipped_term_slope(ratio, advantages, clip_eps) * ratio  # d/d log pi(o_i)
+    grad = np.zeros_like(pi)
+    np.add.at(grad, (np.broadcast_to(rows, outcomes.shape), outcomes), coef)
+    grad -= pi * coef.sum(axis=-1, keepdims=True)
+    kl = np.sum(pi * (log_pi - log_ref), axis=-1)
+    value = value - beta * kl
+    grad -= beta * pi * (log_pi - log_ref - kl[:, None])
+    return value, grad
+
+
+@dataclass(frozen=True)
+class Algorithm1Run:
+    """History of one run: logits (M+1, Q, O), true success probabilities p (M+1, Q), the group estimates
+    p_hat (M, Q) used at each outer iteration, KL to pi_ref (M+1, Q), and the final inner-loop gradient norm
+    per outer iteration (M, Q)."""
+
+    logits: np.ndarray
+    p_true: np.ndarray
+    p_hat: np.ndarray
+    kl: np.ndarray
+    final_grad_norm: np.ndarray
+
+    @property
+    def policies(self) -> np.ndarray:
+        return softmax(self.logits, axis=-1)
+
+
+def algorithm1(
+    task: TabularTask,
+    *,
+    beta: float,
+    eps: float,
+    G: int = 8,
+    mu: int = 10,
+    lr: float = 0.5,
+    n_iterations: int = 5,
+    clip_eps: float | None = None,
+    exact: bool = False,
+    seed: int = 0,
+    progress: bool = False,
+) -> Algorithm1Run:
+    """Run Algorithm 1 for ``n_iterations`` outer steps from pi_theta = pi_ref (lines 1-2).
+
+    ``G`` samples per prompt (ignored when ``exact``), ``mu`` inner gradient-ascent steps of size ``lr`` on the
+    logits, KL coefficient ``beta``, variance smoothing ``eps`` (Eq. 4), clip range ``clip_eps`` (None: no
+    clipping, the GRPO-No-Clip objective that TRL implements). Seeded by ``seed``.
+    """
+    if not isinstance(task, TabularTask):
+        raise ValueError(f"task={task!r} is not a TabularTask; build one with make_task or TabularTask(...)")
+    beta_f, eps_f = float(check_beta(beta)), float(check_eps(eps))
+    if not exact and eps_f == 0:
+        raise ValueError("eps=0.0 is out of range for sampled groups (p_hat can be 0 or 1); valid range is eps > 0")
+    G = check_positive_int("G", G)
+    mu = check_positive_int("mu", mu)
+    n_iterations = check_positive_int("n_iterations", n_iterations, minimum=0)
+    lr_arr = np.asarray(lr, dtype=float)
+    if lr_arr.ndim or not (np.isfinite(lr_arr) and lr_arr > 0):
+        raise ValueError(f"lr={lr!r} is out of range; valid range is 0 < lr < inf")
+    clip = np.inf if clip_eps is None else float(check_clip_eps(clip_eps))
+    rng = np.random.default_rng(seed)
+
+    q, o = task.ref_logits.shape
+    theta = task.ref_logits.copy()
+    logits, p_true, p_hat, kls, gnorms = [theta.copy()], [], [], [], []
+    p_true.append(success_probabilities(theta, task.reward))
+    kls.append(kl_to_reference(theta, task.ref_logits))
+    for _ in tqdm(range(n_iterations), desc="Algorithm 1", disable=not progress):
+        old = theta.copy()
+        if exact:
+            outcomes = np.broadcast_to(np.arange(o), (q, o))
+            weights = softmax(old, axis=-1)
+            p_est = success_probabilities(old, task.reward)
+        else:
+            outcomes = sample_outcomes(old, G, rng)
+            weights = np.full((q, G), 1.0 / G)
+            p_est = task.reward[np.arange(q)[:, None], outcomes].mean(axis=-1)
+        sample_rewards = task.reward[np.arange(q)[:, None], outcomes]
+        adv = stabilised_advantages(sample_rewards, p_est, eps_f)
+        for _ in range(mu):
+            _, grad = grpo_surrogate(theta, old, task.ref_logits, outcomes, weights, adv, beta_f, clip)
+            theta = theta + lr_arr * grad
+        _, grad = grpo_surrogate(theta, old, task.ref_logits, outcomes, weights, adv, beta_f, clip)
+        logits.append(theta.copy())
+        p_hat.append(p_est)
+        p_true.append(success_probabilities(theta, task.reward))
+        kls.append(kl_to_reference(theta, task.ref_logits))
+        gnorms.append(np.linalg.norm(grad, axis=-1))
+    empty = np.empty((0, q))
+    return Algorithm1Run(
+        logits=np.array(logits),
+        p_true=np.array(p_true),
+        p_hat=np.array(p_hat) if p_hat else empty,
+        kl=np.array(kls),
+        final_grad_norm=np.array(gnorms) if gnorms else empty,
+    )
