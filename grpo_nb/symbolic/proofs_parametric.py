@@ -1,0 +1,191 @@
+"""Appendix C of Mroueh (2025): Theorem 5 under Assumption 1, checked on random finite policies.
+
+* :func:`theorem5_success_gap_vs_tv`: |p~ - p| <= 2 TV(p~-policy, p-policy) on random pairs of finite policies with
+  0/1 rewards (the proof's first inequality); the sharper |p~ - p| <= TV also holds, since 1{r = 1} takes values in
+  [0, 1] (an event), and it is attained.
+* :func:`theorem5_telescoped_bound`: along exact GRPO policies pi_n (Theorem 1 on a finite outcome set) and perturbed
+  policies pi~_n whose TV gaps obey Assumption 1 by construction, TV_n <= sum_{i<=n} delta_i and
+  |p~_n - p_n| <= 2 sum_{i<=n} delta_i at every n, and |p~_N - p*| <= 2 delta* + |p_N - p*|.
+* :func:`theorem5_limit_need_not_exist`: a sequence satisfying Assumption 1 along which |p~_n - p*| keeps
+  oscillating, so the theorem's "lim" is a limsup.
+
+TV(a, b) = (1/2) sum_o |a(o) - b(o)|.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import sympy as sp
+from scipy.special import expit
+
+from grpo_nb.dynamics.fixed_points import fixed_points
+from grpo_nb.dynamics.map import iterate, iterate_logit
+from grpo_nb.symbolic.identity import Identity
+from grpo_nb.validation import check_beta, check_eps, check_p_ref, check_positive_int
+
+__all__ = [
+    "theorem5_limit_need_not_exist",
+    "theorem5_success_gap_vs_tv",
+    "theorem5_telescoped_bound",
+    "total_variation",
+]
+
+
+def total_variation(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """TV(a, b) = (1/2) sum |a - b| over the last axis (outcomes)."""
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if a.shape != b.shape:
+        raise ValueError(f"a.shape={a.shape!r} and b.shape={b.shape!r} differ; valid input is two equal shapes")
+    return 0.5 * np.sum(np.abs(a - b), axis=-1)
+
+
+def theorem5_success_gap_vs_tv(n_pairs: int = 2000, n_outcomes: int = 6, seed: int = 0) -> list[Identity]:
+    """|p~ - p| <= 2 TV and the sharper |p~ - p| <= TV on random pairs of policies and random 0/1 rewards.
+
+    Policies are Dirichlet(1) on ``n_outcomes`` outcomes, half of the pairs being small perturbations of each other.
+    The second identity reports max |p~ - p| / TV, which is <= 1 and reaches 1 when all moved mass crosses r.
+    """
+    n_pairs = check_positive_int("n_pairs", n_pairs)
+    n_outcomes = check_positive_int("n_outcomes", n_outcomes, minimum=2)
+    rng = np.random.default_rng(seed)
+    pi = rng.dirichlet(np.ones(n_outcomes), size=n_pairs)
+    other = rng.dirichlet(np.ones(n_outcomes), size=n_pairs)
+    mix = np.where(np.arange(n_pairs)[:, None] % 2 == 0, 1.0, 10 ** rng.uniform(-6, -1, size=(n_pairs, 1)))
+    pi_tilde = (1 - mix) * pi + mix * other
+    reward = rng.integers(0, 2, size=(n_pairs, n_outcomes))
+    gap = np.abs(np.sum((pi_tilde - pi) * reward, axis=1))
+    tv = total_variation(pi_tilde, pi)
+    ratio = float(np.max(gap / tv))
+    # the extreme case: move mass t from a failing outcome to a succeeding one
+    base = np.full(4, 0.25)
+    moved = base + np.array([0.2, 0.0, -0.2, 0.0])
+    r_ext = np.array([1, 1, 0, 0])
+    ext_ratio = float(abs(np.dot(moved - base, r_ext)) / total_variation(moved, base))
+    return [
+        Identity(
+            name="Theorem 5 proof: |p~ - p| <= 2 TV on random policy pairs",
+            lhs=sp.Float(float(np.max(gap - 2 * tv))),
+            rhs=sp.Integer(0),
+            holds=bool(np.all(gap <= 2 * tv + 1e-15)),
+            relation="<=",
+            notes=f"{n_pairs} pairs, {n_outcomes} outcomes, seed {seed}; lhs = max(|p~ - p| - 2 TV).",
+        ),
+        Identity(
+            name="sharper: |p~ - p| <= TV, attained",
+            lhs=sp.Float(ratio),
+            rhs=sp.Integer(1),
+            holds=bool(ratio <= 1 + 1e-8 and abs(ext_ratio - 1) < 1e-12),
+            relation="<=",
+            notes="lhs = max |p~ - p| / TV over the random pairs (rounding tolerance 1e-8 for TV down to 1e-7); "
+            "moving failure mass onto success gives ratio 1.",
+            extra={"max_ratio": ratio, "extreme_ratio": ext_ratio},
+        ),
+    ]
+
+
+def _success_policy(ref: np.ndarray, success: np.ndarray, z: float, z_ref: float) -> np.ndarray:
+    """Theorem 1's pi_n on a finite set, written through its success probability p_n = sigmoid(z):
+    mass is reweighted within r = 1 and r = 0 in proportion to pi_ref (Thm 1's exponent is constant on each)."""
+    p_n, p_ref = expit(z), expit(z_ref)
+    return np.where(success, ref * p_n / p_ref, ref * (1 - p_n) / (1 - p_ref))
+
+
+def theorem5_telescoped_bound(
+    p_ref: float = 0.3, beta: float = 2.0, eps: float = 1e-5, n_steps: int = 40, n_outcomes: int = 8, seed: int = 0
+) -> list[Identity]:
+    """Telescoping under Assumption 1 on a random finite problem with success mass p_ref.
+
+    pi_n: exact GRPO policies (Theorem 1: within r = 1 and within r = 0 the mass stays proportional to pi_ref, and
+    the success mass follows Eq. (8)). pi~_n = (1 - t_n) pi_n + t_n q_n with random q_n and
+    t_n = 0.2 * 0.8^n * U(0.5, 1); delta_n = max(0, TV_n - TV_{n-1}) (TV_0 = 0), so Assumption 1 holds with delta* = sum delta_n.
+    """
+    p_ref_f, beta_f, eps_f = float(check_p_ref(p_ref)), float(check_beta(beta)), float(check_eps(eps))
+    n_steps = check_positive_int("n_steps", n_steps)
+    n_outcomes = check_positive_int("n_outcomes", n_outcomes, minimum=2)
+    rng = np.random.default_rng(seed)
+    success = np.arange(n_outcomes) < n_outcomes // 2
+    ref = rng.dirichlet(np.ones(n_outcomes))
+    ref = np.where(success, ref / ref[success].sum() * p_ref_f, ref / ref[~success].sum() * (1 - p_ref_f))
+    z = iterate_logit(p_ref_f, beta_f, eps_f, n_steps)
+    tv_prev, deltas, gaps, tvs, bounds = 0.0, [], [], [], []
+    for n in range(1, n_steps + 1):
+        pi_n = _success_policy(ref, success, z[n], z[0])
+        t_n = 0.2 * 0.8**n * rng.uniform(0.5, 1.0)
+        pi_tilde = (1 - t_n) * pi_n + t_n * rng.dirichlet(np.ones(n_outcomes))
+        tv = float(total_variation(pi_tilde, pi_n))
+        deltas.append(max(0.0, tv - tv_prev))
+        tv_prev = tv
+        tvs.append(tv)
+        gaps.append(abs(float(np.dot(pi_tilde - pi_n, success))))
+        bounds.append(2 * sum(deltas))
+    tvs_a, gaps_a, bounds_a = np.array(tvs), np.array(gaps), np.array(bounds)
+    delta_star = float(sum(deltas))
+    stable = [fp for fp in fixed_points(p_ref_f, beta_f, eps_f) if fp.stable]
+    p_star = min(stable, key=lambda fp: abs(fp.p - float(expit(z[-1])))).p
+    p_tilde_last = float(expit(z[-1])) + float(np.dot(pi_tilde - pi_n, success))
+    final_gap = abs(p_tilde_last - p_star)
+    final_bound = 2 * delta_star + abs(float(expit(z[-1])) - p_star)
+    return [
+        Identity(
+            name="Assumption 1 telescoped: TV_n <= sum_{i<=n} delta_i",
+            lhs=sp.Float(float(np.max(tvs_a - np.cumsum(deltas)))),
+            rhs=sp.Integer(0),
+            holds=bool(np.all(tvs_a <= np.cumsum(deltas) + 1e-15)),
+            relation="<=",
+            notes=f"{n_steps} steps, {n_outcomes} outcomes, seed {seed}; lhs = max(TV_n - sum delta).",
+        ),
+        Identity(
+            name="Theorem 5 proof: |p~_n - p_n| <= 2 sum_{i<=n} delta_i at every n",
+            lhs=sp.Float(float(np.max(gaps_a - bounds_a))),
+            rhs=sp.Integer(0),
+            holds=bool(np.all(gaps_a <= bounds_a + 1e-15)),
+            relation="<=",
+        ),
+        Identity(
+            name="Theorem 5: |p~_N - p*| <= 2 delta* + |p_N - p*|",
+            lhs=sp.Float(final_gap),
+            rhs=sp.Float(final_bound),
+            holds=bool(final_gap <= final_bound),
+            relation="<=",
+            notes=f"p* = {p_star:.6f}, delta* = {delta_star:.4g}.",
+            extra={"p_star": p_star, "delta_star": delta_star, "gaps": gaps_a, "bounds": bounds_a, "tv": tvs_a},
+        ),
+    ]
+
+
+def theorem5_limit_need_not_exist(
+    p_ref: float = 0.3, beta: float = 2.0, eps: float = 1e-5, c: float = 0.05, n_steps: int = 40
+) -> Identity:
+    """A witness that Theorem 5's "lim" must be read as limsup.
+
+    Four outcomes (two with r = 1, two with r = 0). From n = 1 on, pi~_n moves mass c away from pi_n: on odd n from a
+    failing to a succeeding outcome (p~_n - p_n = c), on even n between the two succeeding outcomes (p~_n = p_n).
+    TV_n = c for all n >= 1, so Assumption 1 holds with delta_1 = c, delta_n = 0 afterwards (delta* = c), yet
+    |p~_n - p*| keeps alternating between about c and about 0: it has no limit (its limsup is <= 2 delta*).
+    """
+    p_ref_f, beta_f, eps_f = float(check_p_ref(p_ref)), float(check_beta(beta)), float(check_eps(eps))
+    orbit = iterate(p_ref_f, beta_f, eps_f, n_steps)
+    p_star = float(orbit[-1])
+    tail = []
+    for n in range(1, n_steps + 1):
+        p_n = float(orbit[n])
+        pi_n = np.array([p_n / 2, p_n / 2, (1 - p_n) / 2, (1 - p_n) / 2])
+        shift = np.array([c, 0, -c, 0]) if n % 2 else np.array([c, -c, 0, 0])
+        pi_tilde = pi_n + shift
+        if np.any(pi_tilde < 0):
+            raise ValueError(f"c={c!r} is too large for this orbit; valid range is 0 < c <= min mass")
+        p_tilde = float(pi_tilde[0] + pi_tilde[1])
+        tail.append((abs(p_tilde - p_star), float(total_variation(pi_tilde, pi_n))))
+    gaps = np.array([g for g, _ in tail[-10:]])
+    tvs = np.array([t for _, t in tail])
+    oscillation = float(gaps.max() - gaps.min())
+    return Identity(
+        name="Theorem 5: |p~_n - p*| need not converge (lim should be limsup)",
+        lhs=sp.Float(oscillation),
+        rhs=sp.Float(c / 2),
+        holds=bool(oscillation > c / 2 and np.allclose(tvs, c) and gaps.max() <= 2 * c + 1e-12),
+        relation=">",
+        notes=f"TV_n = {c} for all n (Assumption 1 with delta* = {c}); over the last 10 steps |p~_n - p*| "
+        f"ranges over {gaps.min():.3g}..{gaps.max():.3g}.",
+        extra={"gaps": gaps, "tv": tvs},
+    )
