@@ -97,7 +97,8 @@ def theorem5_telescoped_bound(
 
     pi_n: exact GRPO policies (Theorem 1: within r = 1 and within r = 0 the mass stays proportional to pi_ref, and
     the success mass follows Eq. (8)). pi~_n = (1 - t_n) pi_n + t_n q_n with random q_n and
-    t_n = 0.2 * 0.8^n * U(0.5, 1); delta_n = max(0, TV_n - TV_{n-1}) (TV_0 = 0), so Assumption 1 holds with delta* = sum delta_n.
+    t_n = 0.2 * 0.8^n * U(0.5, 1); delta_n = max(0, TV_n - TV_{n-1}) (TV_0 = 0), so Assumption 1 holds with
+    delta* = sum delta_n.
     """
     p_ref_f, beta_f, eps_f = float(check_p_ref(p_ref)), float(check_beta(beta)), float(check_eps(eps))
     n_steps = check_positive_int("n_steps", n_steps)
