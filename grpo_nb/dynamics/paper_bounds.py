@@ -1,0 +1,80 @@
+"""The paper's §4 conditions as numbers: Theorem 3's condition (2), Theorem 4's bound B(p*), the amplification gap.
+
+* Theorem 3 (amplification) assumes, when p_ref > 1/2, condition (2):
+
+      beta cosh^2(1 / (2 beta sqrt(1/4 + eps))) >= p_ref (1 - p_ref)(2 p_ref - 1) / (2 (p_ref(1 - p_ref) + eps)^{3/2}).
+
+  ``theorem3_condition`` evaluates it in log space (cosh^2 overflows for small beta).
+* The fixed-point equation itself gives logit p* - logit p_ref = 1 / (beta sqrt(p*(1-p*) + eps)) > 0 at every fixed
+  point, whatever beta, eps and p_ref: ``amplification_gap`` returns that gap (its minimum over the fixed points).
+* Theorem 4 / Lemma 1: |h'(p*)| = B(p*) / beta with B(p*) = p*(1-p*)|2p*-1| / (2 (p*(1-p*) + eps)^{3/2}), so
+  beta > B(p*) is exactly the local stability condition |h'(p*)| < 1. ``theorem4_beta_bound`` evaluates B from p*,
+  ``theorem4_beta_bound_logit`` from the logit of p* (exact where p* rounds to 1.0; 2p-1 = tanh(z/2)).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import logit
+
+from grpo_nb.dynamics.fixed_points import fixed_points_grid
+from grpo_nb.dynamics.map import bernoulli_variance_of_logit
+from grpo_nb.validation import check_beta, check_eps, check_p, check_p_ref
+
+__all__ = [
+    "amplification_gap",
+    "theorem3_condition",
+    "theorem3_condition2_log_margin",
+    "theorem4_beta_bound",
+    "theorem4_beta_bound_logit",
+]
+
+
+def theorem3_condition2_log_margin(p_ref: object, beta: object, eps: object) -> np.ndarray:
+    """log(LHS) - log(RHS) of Theorem 3's condition (2); +inf where the RHS is <= 0 (p_ref <= 1/2).
+
+    Condition (2) holds where the margin is >= 0. LHS = beta cosh^2(x), x = 1/(2 beta sqrt(1/4+eps)), with
+    log cosh x = logaddexp(x, -x) - log 2; RHS = p_ref(1-p_ref)(2p_ref-1) / (2 (p_ref(1-p_ref)+eps)^{3/2}).
+    """
+    p_ref, beta, eps = check_p_ref(p_ref), check_beta(beta), check_eps(eps)
+    x = 1.0 / (2.0 * beta * np.sqrt(0.25 + eps))
+    log_lhs = np.log(beta) + 2.0 * (np.logaddexp(x, -x) - np.log(2.0))
+    v = p_ref * (1.0 - p_ref)
+    rhs = v * (2.0 * p_ref - 1.0) / (2.0 * (v + eps) ** 1.5)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(rhs > 0, log_lhs - np.log(np.where(rhs > 0, rhs, 1.0)), np.inf)
+
+
+def theorem3_condition(p_ref: object, beta: object, eps: object) -> np.ndarray:
+    """Theorem 3's hypothesis: case (1) p_ref <= 1/2, or case (2) p_ref > 1/2 with condition (2). Boolean array."""
+    return np.asarray(theorem3_condition2_log_margin(p_ref, beta, eps) >= 0)
+
+
+def amplification_gap(p_ref: object, beta: object, eps: object) -> np.ndarray:
+    """min over fixed points p* of logit p* - logit p_ref (Theorem 3 in logit form; NaN where h has none).
+
+    Equal to 1/(beta sqrt(p*(1-p*)+eps)) at the lowest fixed point, hence >= 1/(beta sqrt(1/4+eps)) > 0.
+    """
+    grid = fixed_points_grid(p_ref, beta, eps)
+    with np.errstate(invalid="ignore"):
+        lowest = np.where(grid.counts > 0, grid.logits[..., 0], np.nan)
+    return lowest - logit(np.broadcast_to(check_p_ref(p_ref), lowest.shape))
+
+
+def theorem4_beta_bound(p_star: object, eps: object) -> np.ndarray:
+    """Lemma 1 / Theorem 4: B(p*) = p*(1-p*)|2p*-1| / (2 (p*(1-p*) + eps)^{3/2}); beta > B(p*) iff |h'(p*)| < 1."""
+    eps = check_eps(eps)
+    p = check_p(p_star, eps, name="p_star")
+    v = p * (1.0 - p)
+    return v * np.abs(2.0 * p - 1.0) / (2.0 * (v + eps) ** 1.5)
+
+
+def theorem4_beta_bound_logit(z_star: object, eps: object) -> np.ndarray:
+    """B(p*) from z* = logit p* (exact near 1): v |tanh(z*/2)| / (2 (v + eps)^{3/2}), v = sigmoid(z*)sigmoid(-z*)."""
+    eps = check_eps(eps)
+    z = np.asarray(z_star, dtype=float)
+    if np.isnan(z).any():
+        raise ValueError(f"z_star={z_star!r} contains NaN; valid range is a real logit (-inf, inf)")
+    v = bernoulli_variance_of_logit(z)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(v > 0, v * np.abs(np.tanh(0.5 * z)) / (2.0 * (v + eps) ** 1.5), np.where(eps > 0, 0.0, np.inf))

@@ -1,0 +1,135 @@
+"""Where the orbit of Eq. (8) from p_0 = p_ref goes, over a (beta, p_ref) grid: the regime map of paper §4.
+
+Each grid point gets a regime code from its long-run orbit (computed by Engineer D's
+:func:`grpo_nb.dynamics.orbits.classify_orbits`; this module detects no periods itself) and its fixed points
+(:func:`grpo_nb.dynamics.fixed_points.fixed_points_grid`):
+
+* ``REGIME_INTERIOR`` (0): the orbit converges to a fixed point with p*(1-p*) >= eps, an interior one;
+* ``REGIME_NEAR_ONE`` (1): it converges to the fixed point next to 1, where p*(1-p*) < eps so the smoothing eps
+  dominates the variance and the map is saturated at its cap logit p_ref + 1/(beta sqrt(eps)) (for eps = 0: the orbit
+  runs to p = 1);
+* ``REGIME_CYCLE`` (2): it settles on a k-cycle (``period`` = k; -1 when D's detector could not resolve k);
+* ``REGIME_CHAOTIC`` (3): no finite limit set (positive Lyapunov exponent).
+
+Two flags mark where Theorem 4 (a local statement) does not describe the orbit from p_ref:
+
+* ``stable_elsewhere``: some fixed point has |h'(p*)| < 1 but the orbit from p_ref does not converge to it
+  (it goes to another fixed point, a cycle or chaos);
+* ``no_stable``: no fixed point has |h'(p*)| < 1.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from grpo_nb.dynamics.fixed_points import fixed_points_grid
+from grpo_nb.dynamics.map import bernoulli_variance_of_logit
+from grpo_nb.dynamics.orbits import KIND_CHAOTIC, KIND_CYCLE, KIND_FIXED_POINT, classify_orbits
+from grpo_nb.validation import check_beta, check_eps, check_p_ref
+
+__all__ = [
+    "REGIME_CHAOTIC",
+    "REGIME_CYCLE",
+    "REGIME_INTERIOR",
+    "REGIME_NAMES",
+    "REGIME_NEAR_ONE",
+    "RegimeMap",
+    "regime_map",
+]
+
+REGIME_INTERIOR, REGIME_NEAR_ONE, REGIME_CYCLE, REGIME_CHAOTIC = 0, 1, 2, 3
+REGIME_NAMES = ("interior fixed point", "fixed point next to 1", "cycle", "chaotic")
+
+
+@dataclass(frozen=True)
+class RegimeMap:
+    """Regimes over the broadcast grid of (p_ref, beta) at one eps (arrays of the broadcast shape).
+
+    regime: REGIME_* codes; period: 1 for a fixed point, k for a k-cycle, 0 for chaos, -1 unresolved;
+    limit_logit: the logit the orbit converges to (NaN for a cycle or chaos, +inf for an escape with eps = 0);
+    matched_index: index (0..2) of the fixed point the orbit converges to in ``fixed_point_logits`` (-1 if none);
+    fixed_point_logits / fixed_point_slopes: (..., 3), NaN-padded; n_fixed_points; stable_elsewhere; no_stable.
+    """
+
+    p_ref: np.ndarray
+    beta: np.ndarray
+    eps: float
+    regime: np.ndarray
+    period: np.ndarray
+    limit_logit: np.ndarray
+    matched_index: np.ndarray
+    fixed_point_logits: np.ndarray
+    fixed_point_slopes: np.ndarray
+    n_fixed_points: np.ndarray
+    stable_elsewhere: np.ndarray
+    no_stable: np.ndarray
+
+    def counts(self) -> dict[str, int]:
+        """Number of grid points in each regime and with each flag."""
+        out = {name: int(np.sum(self.regime == code)) for code, name in enumerate(REGIME_NAMES)}
+        out["stable fixed point exists, orbit goes elsewhere"] = int(self.stable_elsewhere.sum())
+        out["no stable fixed point"] = int(self.no_stable.sum())
+        return out
+
+
+def regime_map(p_ref: object, beta: object, eps: float, *, match_rtol: float = 1e-6, **orbit_options) -> RegimeMap:
+    """Label each (p_ref, beta) by where the orbit from p_ref goes (see module docstring). Vectorised.
+
+    ``eps`` is a scalar; ``orbit_options`` go to :func:`grpo_nb.dynamics.orbits.classify_orbits` (transient,
+    tolerances). A converged orbit is matched to the fixed point nearest to its limit logit, within
+    ``match_rtol`` relative (a failed match raises RuntimeError: it would mean a fixed point was missed).
+    """
+    p_ref, beta, eps_arr = check_p_ref(p_ref), check_beta(beta), check_eps(eps)
+    if eps_arr.ndim:
+        raise ValueError(f"eps={eps!r} must be a scalar; valid range is a single number 0 <= eps < inf")
+    if not (isinstance(match_rtol, float) and 0 < match_rtol < 1):
+        raise ValueError(f"match_rtol={match_rtol!r} is out of range; valid range is 0 < match_rtol < 1")
+    eps = float(eps_arr)
+    p_ref, beta = np.broadcast_arrays(p_ref, beta)
+    fps = fixed_points_grid(p_ref, beta, eps)
+    orbit = classify_orbits(p_ref, beta, eps, **orbit_options)
+
+    converged = orbit.kind == KIND_FIXED_POINT
+    limit = np.where(converged, orbit.limit_logits[..., -1], np.nan)
+    escaped = converged & np.isposinf(limit)
+    with np.errstate(invalid="ignore"):
+        dist = np.abs(fps.logits - limit[..., None]) / np.maximum(1.0, np.abs(limit[..., None]))
+    dist = np.where(np.isnan(dist), np.inf, dist)
+    matched = np.argmin(dist, axis=-1)
+    matched_ok = np.take_along_axis(dist, matched[..., None], axis=-1)[..., 0] <= match_rtol
+    if (converged & ~escaped & ~matched_ok).any():
+        bad = np.nonzero(converged & ~escaped & ~matched_ok)
+        i = tuple(x[0] for x in bad)
+        raise RuntimeError(
+            f"orbit limit logit {limit[i]!r} matches no fixed point {fps.logits[i]!r} "
+            f"(p_ref={p_ref[i]!r}, beta={beta[i]!r}, eps={eps!r})"
+        )
+    matched = np.where(converged & ~escaped, matched, -1)
+
+    with np.errstate(invalid="ignore"):
+        near_one = np.where(escaped, True, bernoulli_variance_of_logit(limit) < eps)
+    regime = np.full(p_ref.shape, REGIME_CHAOTIC, dtype=int)
+    regime[orbit.kind == KIND_CYCLE] = REGIME_CYCLE
+    regime[converged] = np.where(near_one[converged], REGIME_NEAR_ONE, REGIME_INTERIOR)
+    regime[orbit.kind == KIND_CHAOTIC] = REGIME_CHAOTIC
+
+    stable = fps.stable
+    any_stable = stable.any(axis=-1)
+    idx = np.arange(3)
+    stable_not_reached = stable & (idx != matched[..., None])
+    return RegimeMap(
+        p_ref=np.asarray(p_ref),
+        beta=np.asarray(beta),
+        eps=eps,
+        regime=regime,
+        period=np.asarray(orbit.period),
+        limit_logit=limit,
+        matched_index=matched,
+        fixed_point_logits=fps.logits,
+        fixed_point_slopes=fps.slopes,
+        n_fixed_points=fps.counts,
+        stable_elsewhere=stable_not_reached.any(axis=-1),
+        no_stable=~any_stable,
+    )
