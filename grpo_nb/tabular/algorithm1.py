@@ -33,10 +33,13 @@ from grpo_nb.weights import omega_minus, omega_plus
 __all__ = [
     "Algorithm1Run",
     "TabularTask",
+    "ContrastiveSplit",
     "algorithm1",
+    "contrastive_step_split",
     "grpo_surrogate",
     "kl_to_reference",
     "make_task",
+    "sample_counts",
     "sample_outcomes",
     "stabilised_advantages",
     "success_probabilities",
@@ -118,6 +121,14 @@ def sample_outcomes(logits: np.ndarray, G: int, rng: np.random.Generator) -> np.
     cdf = np.cumsum(softmax(logits, axis=-1), axis=-1)
     u = rng.random((logits.shape[0], G)) * cdf[:, -1:]
     return np.minimum((u[:, :, None] >= cdf[:, None, :]).sum(axis=-1), logits.shape[1] - 1)
+
+
+def sample_counts(outcomes: np.ndarray, n_outcomes: int) -> np.ndarray:
+    """How often each outcome was drawn per prompt: shape (Q, O), rows summing to G."""
+    q = outcomes.shape[0]
+    counts = np.zeros((q, n_outcomes))
+    np.add.at(counts, (np.broadcast_to(np.arange(q)[:, None], outcomes.shape), outcomes), 1.0)
+    return counts
 
 
 def stabilised_advantages(sample_rewards: np.ndarray, p: np.ndarray, eps: float) -> np.ndarray:
@@ -221,9 +232,12 @@ def algorithm1(
             weights = softmax(old, axis=-1)
             p_est = success_probabilities(old, task.reward)
         else:
-            outcomes = sample_outcomes(old, G, rng)
-            weights = np.full((q, G), 1.0 / G)
-            p_est = task.reward[np.arange(q)[:, None], outcomes].mean(axis=-1)
+            # the G-sample average (1/G) sum_i f(x_{o_i}, A_i) depends on a sample only through its outcome,
+            # so it is kept as per-outcome weights count_o / G (same objective, O terms instead of G)
+            counts = sample_counts(sample_outcomes(old, G, rng), o)
+            outcomes = np.broadcast_to(np.arange(o), (q, o))
+            weights = counts / G
+            p_est = np.sum(weights * task.reward, axis=-1)
         sample_rewards = task.reward[np.arange(q)[:, None], outcomes]
         adv = stabilised_advantages(sample_rewards, p_est, eps_f)
         for _ in range(mu):
@@ -242,4 +256,46 @@ def algorithm1(
         p_hat=np.array(p_hat) if p_hat else empty,
         kl=np.array(kls),
         final_grad_norm=np.array(gnorms) if gnorms else empty,
+    )
+
+
+@dataclass(frozen=True)
+class ContrastiveSplit:
+    """One exact GRPO gradient step at theta_old, split into its two forces (per prompt, shape (Q,)):
+    the pull-up of successes (omega^+ term), the push-down of failures (omega^- term) and the whole step."""
+
+    p: np.ndarray
+    w_plus: np.ndarray
+    w_minus: np.ndarray
+    dp_pull_successes: np.ndarray
+    dp_push_failures: np.ndarray
+    dp_step: np.ndarray
+
+
+def contrastive_step_split(task: TabularTask, logits: np.ndarray, *, eps: float, lr: float) -> ContrastiveSplit:
+    """§2.1-2.2's contrastive reading on a tabular policy: one gradient step of size ``lr`` on the logits of
+    omega^+ E_theta[1_{r=1}] - omega^- E_theta[1_{r=0}] (exact expectations, importance ratio at theta_old,
+    KL left out to isolate the reward forces), and the same step with only one of the two terms.
+
+    The change of the success probability from each step is recorded: to first order in lr the two
+    parts are lr omega^+ |grad p|^2 and lr omega^- |grad p|^2, so their ratio is omega^+/omega^- = (1-p)/p.
+    """
+    eps_f = float(check_eps(eps))
+    q, o = logits.shape
+    p = success_probabilities(logits, task.reward)
+    outcomes = np.broadcast_to(np.arange(o), (q, o))
+    weights = softmax(logits, axis=-1)
+    adv = stabilised_advantages(task.reward, p, eps_f)
+    parts = {"pull": np.where(task.reward == 1.0, adv, 0.0), "push": np.where(task.reward == 0.0, adv, 0.0), "all": adv}
+    dp = {}
+    for name, a in parts.items():
+        _, grad = grpo_surrogate(logits, logits, task.ref_logits, outcomes, weights, a, 0.0)
+        dp[name] = success_probabilities(logits + lr * grad, task.reward) - p
+    return ContrastiveSplit(
+        p=p,
+        w_plus=np.asarray(omega_plus(p, eps_f)),
+        w_minus=np.asarray(omega_minus(p, eps_f)),
+        dp_pull_successes=dp["pull"],
+        dp_push_failures=dp["push"],
+        dp_step=dp["all"],
     )

@@ -1,0 +1,62 @@
+"""Figures of paper §2: the contrastive weights (Fig. 1) and the clipped per-sample objective (§2.1).
+
+Figure functions only draw: the values come from :mod:`grpo_nb.weights` and :mod:`grpo_nb.clipping`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.figure import Figure
+
+__all__ = ["plot_clipped_objective", "plot_weights"]
+
+
+def plot_weights(
+    p: np.ndarray,
+    curves: Mapping[str, tuple[np.ndarray, np.ndarray]],
+    *,
+    ymax: float = 5.0,
+    title: str = "GRPO's weights against the success probability of the old policy",
+) -> Figure:
+    """Paper Fig. 1: omega^+ (successes, solid) and omega^- (failures, dashed) against p, one colour per label."""
+    fig, ax = plt.subplots(figsize=(6.4, 4.0), layout="constrained")
+    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for k, (label, (w_plus, w_minus)) in enumerate(curves.items()):
+        c = colours[k % len(colours)]
+        ax.plot(p, w_plus, color=c, lw=2, label=rf"$\omega^+$ (success), {label}")
+        ax.plot(p, w_minus, color=c, lw=2, ls="--", label=rf"$\omega^-$ (failure), {label}")
+    ax.axvline(0.5, color="grey", lw=0.8, ls=":")
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, ymax)
+    ax.set_xlabel("probability of success $p$ of the old policy")
+    ax.set_ylabel("weight")
+    ax.set_title(title, fontsize=10)
+    ax.legend(fontsize=8, loc="upper center")
+    return fig
+
+
+def plot_clipped_objective(
+    ratio: np.ndarray,
+    clipped: Mapping[str, np.ndarray],
+    unclipped: Mapping[str, np.ndarray],
+    clip_eps: float,
+) -> Figure:
+    """The clipped term f(x, A) against the ratio x = pi_theta/pi_old, one panel per advantage (§2.1).
+
+    ``clipped`` and ``unclipped`` map a panel title (e.g. "A = +1") to the values on ``ratio``; the
+    trust region [1 - clip_eps, 1 + clip_eps] is shaded.
+    """
+    fig, axes = plt.subplots(1, len(clipped), figsize=(3.4 * len(clipped), 3.4), layout="constrained", sharex=True)
+    axes = np.atleast_1d(axes)
+    for ax, (label, values) in zip(axes, clipped.items(), strict=True):
+        ax.axvspan(1 - clip_eps, 1 + clip_eps, color="grey", alpha=0.15, label="trust region")
+        ax.plot(ratio, unclipped[label], color="grey", ls="--", lw=1, label="x A (no clip)")
+        ax.plot(ratio, values, lw=2, label=r"$f_\epsilon(x, A)$")
+        ax.set_title(label)
+        ax.set_xlabel(r"ratio $x = \pi_\theta / \pi_{old}$")
+    axes[0].set_ylabel("per-sample objective")
+    axes[0].legend(fontsize=8)
+    return fig
