@@ -1,0 +1,386 @@
+"""Errata of Mroueh (2025) v1, each with a check that the corrected statement holds and, where the printed one is a
+formula, that the printed one fails.
+
+Only slips of the paper itself are listed. Gaps left by the PDF-to-text extraction of our copy (a vanished minus
+sign, "<" or inline formula, e.g. "Assuming 0 and replacing" or "(1ϵ)") are not errata and are not listed.
+Four kinds: ``formula`` (a printed expression is wrong), ``reference`` (a step cites the wrong lemma), ``step`` (a
+true inequality too weak for the conclusion drawn from it), and ``statement`` (the claim needs a stronger or weaker
+form; the chapter named in :attr:`Erratum.chapter` settles it).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import sympy as sp
+from IPython.display import Markdown
+
+from grpo_nb.dynamics.fixed_points import fixed_points
+from grpo_nb.dynamics.orbits import orbit_kind
+from grpo_nb.report import markdown_table
+from grpo_nb.symbolic import proofs_amplification as amp
+from grpo_nb.symbolic import proofs_parametric as par
+from grpo_nb.symbolic.identity import Identity, check_equal
+from grpo_nb.symbolic.proofs import (
+    BETA,
+    EPS,
+    P_REF,
+    P,
+    h_expr,
+    omega_minus,
+    omega_plus,
+    remark1_discontinuity,
+    theorem2_logistic_form,
+    variance_term,
+)
+
+__all__ = ["Erratum", "errata", "errata_table", "printed_eq9_ratio", "printed_lemma3_sigma_product"]
+
+
+@dataclass(frozen=True)
+class Erratum:
+    """One slip: where, what is printed, the correction, and the checks (printed_check is None when untestable)."""
+
+    location: str
+    printed: str
+    corrected: str
+    kind: str
+    corrected_check: Identity
+    printed_check: Identity | None = None
+    chapter: str | None = None
+
+    @property
+    def confirmed(self) -> bool:
+        """The corrected statement holds, and the printed one (where testable) fails."""
+        return self.corrected_check.holds and (self.printed_check is None or not self.printed_check.holds)
+
+
+def _all(name: str, items: list[Identity], notes: str = "") -> Identity:
+    return Identity(
+        name=name,
+        lhs=sp.Integer(sum(i.holds for i in items)),
+        rhs=sp.Integer(len(items)),
+        holds=all(i.holds for i in items),
+        notes=notes,
+        extra={"steps": items},
+    )
+
+
+def _sigma(z: sp.Expr) -> sp.Expr:
+    return 1 / (1 + sp.exp(-z))
+
+
+def _exp_check(name: str, lhs: sp.Expr, rhs: sp.Expr) -> Identity:
+    residual = sp.simplify((lhs - rhs).rewrite(sp.exp))
+    return Identity(name=name, lhs=lhs, rhs=rhs, holds=bool(residual == 0), residual=residual)
+
+
+def printed_eq9_ratio() -> sp.Expr:
+    """Eq. (9) as printed: the first exponent of the denominator has p_{n-1}(1) (symbol ``p_{n-1}(1)``) in place
+    of p_{n-1}(q) in the numerator 1 - p."""
+    p1 = sp.Symbol("p_{n-1}(1)", positive=True)
+    s = sp.sqrt(variance_term())
+    up = P_REF * sp.exp(omega_plus() / BETA)
+    down = P_REF * sp.exp((1 - p1) / (BETA * s)) + (1 - P_REF) * sp.exp(-omega_minus() / BETA)
+    return up / down
+
+
+def printed_lemma3_sigma_product() -> sp.Expr:
+    """Lemma 3's proof as printed: sigma(z)(1 - sigma(z)) = e^{-z}/(1 - e^{-z})^2 (the right side)."""
+    return sp.exp(-amp.Z) / (1 - sp.exp(-amp.Z)) ** 2
+
+
+def _eq3() -> Erratum:
+    r = sp.Symbol("r")
+    advantage = (r - P) / sp.sqrt(P * (1 - P) + EPS)  # (r - mu)/sqrt(sigma^2 + eps), mu = p, sigma^2 = p(1-p)
+    corrected = _all(
+        "(r - p)/sqrt(p(1-p)+eps) at r = 1, 0 equals Eq. (4)'s weights",
+        [
+            check_equal("A(r=1) = (1-p)/sqrt(p(1-p)+eps)", advantage.subs(r, 1), omega_plus()),
+            check_equal("A(r=0) = -p/sqrt(p(1-p)+eps)", advantage.subs(r, 0), -omega_minus()),
+        ],
+    )
+    printed = check_equal(
+        "A(r=1) = (1-p)/(sqrt(p(1-p)) + eps)", advantage.subs(r, 1), (1 - P) / (sp.sqrt(P * (1 - P)) + EPS)
+    )
+    return Erratum(
+        "Eq. (3), §2.2",
+        "A = (1−p)/(√(p(1−p)) + ε) and −p/(√(p(1−p)) + ε): ε outside the root",
+        "A = (1−p)/√(p(1−p)+ε) and −p/√(p(1−p)+ε), as the line above and Eq. (4) have it",
+        "formula",
+        corrected,
+        printed,
+        "stabilised_grpo",
+    )
+
+
+def _eq9() -> Erratum:
+    return Erratum(
+        "Eq. (9), proof of Theorem 2",
+        "p_{n−1}(1) in the first exponent of the denominator",
+        "p_{n−1}(q), as in the numerator; then Eq. (9) equals the logistic form of h",
+        "formula",
+        theorem2_logistic_form(),
+        theorem2_logistic_form(printed_eq9_ratio()),
+        "policy_dynamics",
+    )
+
+
+def _lemma2_f_minus() -> Erratum:
+    f_at = h_expr(p=P_REF) - P_REF  # f(p_ref) with f(p) = h(p) - p
+    printed = check_equal("f(p_ref) - p_ref = h(p_ref) - p_ref", f_at - P_REF, h_expr(p=P_REF) - P_REF)
+    return Erratum(
+        "Proof of Lemma 2, first display",
+        "f(p_ref) − p_ref = 1/(1 + …) − p_ref",
+        "f(p_ref) = h(p_ref) − p_ref = 1/(1 + …) − p_ref (f already subtracts p)",
+        "formula",
+        amp.lemma2_f_at_pref(),
+        printed,
+        "amplification",
+    )
+
+
+def _lemma2_strict() -> Erratum:
+    return Erratum(
+        "Proof of Lemma 2, first line",
+        "exp(−1/(β√(p_ref(1−p_ref)+ε))) ≤ 1, followed by a strict >",
+        "exp(…) < 1, strictly (the exponent is negative), which is what the strict inequality needs",
+        "step",
+        amp.lemma2_f_at_pref(),
+        None,
+        "amplification",
+    )
+
+
+def _f_at_zero() -> Erratum:
+    low = amp.theorem3_case_low_pref()
+    printed = check_equal("f(0) = 1", h_expr(p=sp.Integer(0)) - 0, sp.Integer(1))
+    return Erratum(
+        "Proof of Theorem 3, case p_ref ≤ 1/2",
+        "f(0) = 1 > 0",
+        "f(0) = h(0) = 1/(1 + (1−p_ref)/p_ref · e^{−1/(β√ε)}), which lies in (0, 1); so f(0) > 0",
+        "formula",
+        low[1],
+        printed,
+        "amplification",
+    )
+
+
+def _beta_of_p() -> Erratum:
+    b = 1 / sp.sqrt(variance_term())
+    check = Identity(
+        name="b(p) = 1/sqrt(p(1-p)+eps) > 0",
+        lhs=b,
+        rhs=sp.Integer(0),
+        holds=amp._is_positive(b),
+        relation=">",
+    )
+    return Erratum(
+        "Proof of Theorem 3, case p_ref > 1/2",
+        "a(p_ref) > 0 and β(p) > 0",
+        "a(p_ref) > 0 and b(p) > 0 (β is the constant KL weight; b(p) = 1/√(p(1−p)+ε))",
+        "formula",
+        check,
+    )
+
+
+def _ref_lemma3_1() -> Erratum:
+    return Erratum(
+        "Proof of Theorem 3, f′ rewritten with cosh",
+        "(Using Lemma 2 (1))",
+        "Lemma 3 (1): σ(z)(1−σ(z)) = 1/(4cosh²(z/2)); Lemma 2 is f(p_ref) > 0 and has no parts",
+        "reference",
+        amp.lemma3_part1(),
+    )
+
+
+def _ref_lemma3_2() -> Erratum:
+    return Erratum(
+        "Proof of Theorem 3, the cosh product bound",
+        "On the other hand by Lemma 2(2)",
+        "by Lemma 3 (2): σ(z+a)(1−σ(z+a)) ≤ 1/(4cosh²(z/2)cosh²(a/2)) for z, a > 0",
+        "reference",
+        _all("Lemma 3 (2), its steps", amp.lemma3_part2()),
+    )
+
+
+def _ref_lemma4() -> Erratum:
+    return Erratum(
+        "Proof of Theorem 3, replacing cosh²(a(p_ref)/2)",
+        "Using Lemma 3 (2)",
+        "Lemma 4: cosh²(a(p_ref)/2) = 1/(4 p_ref (1−p_ref))",
+        "reference",
+        amp.lemma4_cosh_pref()[-1],
+    )
+
+
+def _lemma3_sigma() -> Erratum:
+    z = amp.Z
+    corrected = _exp_check(
+        "sigma(1-sigma) = e^{-z}/(1+e^{-z})^2", _sigma(z) * (1 - _sigma(z)), sp.exp(-z) / (1 + sp.exp(-z)) ** 2
+    )
+    printed = _exp_check(
+        "sigma(1-sigma) = e^{-z}/(1-e^{-z})^2", _sigma(z) * (1 - _sigma(z)), printed_lemma3_sigma_product()
+    )
+    return Erratum(
+        "Proof of Lemma 3 (1)",
+        "σ(z)(1−σ(z)) = e^{−z}/(1 − e^{−z})²",
+        "σ(z)(1−σ(z)) = e^{−z}/(1 + e^{−z})²",
+        "formula",
+        corrected,
+        printed,
+    )
+
+
+def _lemma3_cosh_sigma() -> Erratum:
+    x = amp.X
+    corrected = _exp_check(
+        "cosh^2 x = 1/(4 sigma(2x)(1-sigma(2x)))", sp.cosh(x) ** 2, 1 / (4 * _sigma(2 * x) * (1 - _sigma(2 * x)))
+    )
+    printed = _exp_check(
+        "cosh^2 x = sigma(2x)(1-sigma(2x))/4", sp.cosh(x) ** 2, _sigma(2 * x) * (1 - _sigma(2 * x)) / 4
+    )
+    return Erratum(
+        "Proof of Lemma 3 (1)",
+        "cosh²(x) = ¼ σ(2z)(1−σ(2z))",
+        "cosh²(x) = 1/(4 σ(2x)(1−σ(2x))): the reciprocal, and x in place of z",
+        "formula",
+        corrected,
+        printed,
+    )
+
+
+def _lemma4_cosh() -> Erratum:
+    printed_expr = ((1 - P_REF) ** 2 / P_REF**2 + P_REF**2 / (1 - P_REF) ** 2 + 2) / 4
+    return Erratum(
+        "Proof of Lemma 4",
+        "cosh(x) = ½(e^x + e^{−x}) = ¼((1−p_ref)²/p_ref² + p_ref²/(1−p_ref)² + 2) = …",
+        "cosh(x) = ½(√(p_ref/(1−p_ref)) + √((1−p_ref)/p_ref)); the printed middle term is cosh²(2x)",
+        "formula",
+        amp.lemma4_cosh_pref()[0],
+        amp.lemma4_cosh_pref(claimed=printed_expr)[0],
+    )
+
+
+def _theorem3_condition() -> Erratum:
+    gap = amp.theorem3_fixed_point_logit_gap()
+    grid = amp.theorem3_amplification_without_condition()
+    return Erratum(
+        "Theorem 3, condition (2)",
+        "for p_ref > 1/2, p* > p_ref if β cosh²(1/(2β√(1/4+ε))) ≥ p_ref(1−p_ref)(2p_ref−1)/(2(p_ref(1−p_ref)+ε)^{3/2})",
+        "p* > p_ref for every 0 < p_ref < 1, β > 0, ε ≥ 0: logit p* − logit p_ref = 1/(β√(p*(1−p*)+ε)) > 0; "
+        "condition (2) is sufficient but not needed",
+        "statement",
+        _all("logit gap identity and every fixed point on a grid", [gap, grid]),
+        None,
+        "amplification",
+    )
+
+
+def _remark1() -> Erratum:
+    items = remark1_discontinuity()
+    no_fixed_point = Identity(
+        name="eps = 0, p_ref = 1/2, beta = 0.1: no fixed point in (0, 1)",
+        lhs=sp.Integer(len(fixed_points(0.5, 0.1, 0.0))),
+        rhs=sp.Integer(0),
+        holds=len(fixed_points(0.5, 0.1, 0.0)) == 0,
+    )
+    return Erratum(
+        "Remark 1",
+        "with ε = 0, h is no longer continuous at 0 and 1, and fixed points in [0, 1] are not guaranteed",
+        "with ε = 0 the formula is undefined at p = 0, 1 and may have no fixed point in (0, 1); its one-sided "
+        "limits there are 1, so its continuous extension has h(0) = h(1) = 1 and the fixed point p = 1",
+        "statement",
+        _all(
+            "limits at 0+ and 1-, undefined end points, and an example without interior fixed point",
+            [*items, no_fixed_point],
+        ),
+        None,
+        "policy_dynamics",
+    )
+
+
+def _theorem5_limsup() -> Erratum:
+    witness = par.theorem5_limit_need_not_exist()
+    telescoped = par.theorem5_telescoped_bound()
+    sharper = par.theorem5_success_gap_vs_tv()
+    printed = Identity(
+        name="|p~_n - p*| has a limit under Assumption 1",
+        lhs=witness.lhs,
+        rhs=sp.Integer(0),
+        holds=not witness.holds,
+        relation="->",
+        notes="Fails: the witness sequence satisfies Assumption 1 and keeps oscillating.",
+    )
+    return Erratum(
+        "Theorem 5 and its proof",
+        "lim_{n→∞} |p̃_n − p*| ≤ 2δ*",
+        "limsup_{n→∞} |p̃_n − p*| ≤ 2δ* (the limit need not exist); since 1{r=1} is an event, "
+        "|p̃ − p| ≤ TV and the bound improves to δ*",
+        "statement",
+        _all("telescoped bound and the sharper TV bound", [*telescoped, *sharper]),
+        printed,
+        "parametric_grpo",
+    )
+
+
+def _divergent() -> Erratum:
+    kind = orbit_kind(0.001, 5.0, 1e-5)
+    check = Identity(
+        name="beta = 5, p_ref = 0.001, eps = 1e-5: the orbit is a 2-cycle",
+        lhs=sp.Symbol(kind.kind),
+        rhs=sp.Integer(kind.period or 0),
+        holds=kind.kind == "cycle" and kind.period == 2,
+        relation="period",
+    )
+    return Erratum(
+        "§4, comment on Figure 5",
+        "for β = 5 and p_ref = 0.001 the iteration shows a divergent behaviour",
+        "the orbit stays in (0, 1) and settles on a 2-cycle: the nearby fixed point has slope below −1 (unstable)",
+        "statement",
+        check,
+        None,
+        "amplification",
+    )
+
+
+def errata() -> list[Erratum]:
+    """Every erratum we found, in the order of the paper."""
+    return [
+        _eq3(),
+        _remark1(),
+        _theorem3_condition(),
+        _divergent(),
+        _theorem5_limsup(),
+        _eq9(),
+        _lemma2_strict(),
+        _lemma2_f_minus(),
+        _f_at_zero(),
+        _beta_of_p(),
+        _ref_lemma3_1(),
+        _ref_lemma3_2(),
+        _ref_lemma4(),
+        _lemma3_sigma(),
+        _lemma3_cosh_sigma(),
+        _lemma4_cosh(),
+    ]
+
+
+def errata_table(entries: list[Erratum] | None = None) -> Markdown:
+    """The errata as a Markdown table: location, printed, corrected, and the outcome of both checks."""
+    entries = errata() if entries is None else entries
+    rows = []
+    for i, e in enumerate(entries, start=1):
+        printed = "n/a" if e.printed_check is None else ("fails" if not e.printed_check.holds else "HOLDS")
+        rows.append(
+            [
+                str(i),
+                e.location,
+                e.kind,
+                e.printed,
+                e.corrected,
+                "holds" if e.corrected_check.holds else "FAILS",
+                printed,
+            ]
+        )
+    return markdown_table(["#", "where", "kind", "printed", "corrected", "corrected check", "printed check"], rows)
