@@ -1,0 +1,275 @@
+"""Bifurcation diagrams of GRPO's success recursion over beta, and its period-doubling cascade (beyond paper §4).
+
+In logit coordinates the recursion of Thm 2 (Eq. 8) is z_n = g(z_{n-1}), g(z) = a + 1/(beta sqrt(v(z)+eps)),
+a = logit p_ref, v = sigmoid(z) sigmoid(-z). g is even with its only critical point at z = 0 (p = 1/2), so
+the cascade can be located with the logistic-map tools of Feigenbaum (1978):
+
+- superstable parameters R_k: the 2^k-cycle passes through the critical point, g^{2^k}(0) = 0;
+- doubling parameters B_k: the 2^{k-1}-cycle has multiplier -1 and gives birth to the 2^k-cycle;
+- the ratios (R_{k-1} - R_k) / (R_k - R_{k+1}) (and likewise for B) tend to Feigenbaum's delta.
+
+Along the cascade beta *decreases*: a large KL coefficient gives a stable fixed point, a smaller one cycles.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.optimize import brentq
+from scipy.special import expit, logit
+
+from grpo_nb.dynamics.map import logit_map
+from grpo_nb.dynamics.orbits import KIND_NAMES, classify_orbits, log_abs_logit_map_derivative
+from grpo_nb.validation import check_beta, check_eps, check_p_ref, check_positive_int
+
+__all__ = [
+    "FEIGENBAUM_DELTA",
+    "BifurcationDiagram",
+    "PeriodRun",
+    "bifurcation_diagram",
+    "critical_orbit_logit",
+    "doubling_betas",
+    "feigenbaum_ratios",
+    "period_runs",
+    "superstable_betas",
+]
+
+FEIGENBAUM_DELTA = 4.669201609102990  # Feigenbaum (1978), universal for unimodal maps with a quadratic extremum
+
+
+@dataclass(frozen=True)
+class BifurcationDiagram:
+    """Long-run orbits from p_ref over a grid of beta (one p_ref, one eps): data of a bifurcation diagram.
+
+    beta: (n,) increasing; kind/period/lyapunov: (n,) as in :class:`grpo_nb.dynamics.orbits.OrbitSummary`;
+    limit_logits: (n, n_keep) post-transient logits (+inf where the orbit escaped to p = 1 with eps = 0).
+    """
+
+    p_ref: float
+    eps: float
+    beta: np.ndarray
+    kind: np.ndarray
+    period: np.ndarray
+    lyapunov: np.ndarray
+    limit_logits: np.ndarray
+
+    @property
+    def limit_p(self) -> np.ndarray:
+        """The post-transient success probabilities sigmoid(limit_logits), shape (n, n_keep)."""
+        return expit(self.limit_logits)
+
+
+@dataclass(frozen=True)
+class PeriodRun:
+    """A maximal run of consecutive grid values of beta with the same orbit kind and period."""
+
+    kind: str
+    period: int
+    beta_min: float
+    beta_max: float
+    n_points: int
+
+
+def _scalar(name: str, value: object) -> float:
+    if np.ndim(value) != 0:
+        raise ValueError(f"{name} has shape {np.shape(value)}; valid input is a scalar")
+    return float(value)
+
+
+def _p_ref_eps(p_ref: object, eps: object) -> tuple[float, float]:
+    return _scalar("p_ref", check_p_ref(p_ref)), _scalar("eps", check_eps(eps))
+
+
+def bifurcation_diagram(
+    p_ref: object,
+    eps: object,
+    beta: object,
+    *,
+    transient: int = 3000,
+    n_keep: int = 128,
+    max_period: int = 64,
+    n_lyapunov: int = 2048,
+) -> BifurcationDiagram:
+    """Orbit kind, period, Lyapunov exponent and limit set of Eq. (8) from p_ref for every beta of a 1-D grid.
+
+    Vectorised over beta (one call of :func:`grpo_nb.dynamics.orbits.classify_orbits`). ``beta`` must be a
+    1-D strictly increasing array of valid KL coefficients; p_ref and eps are scalars.
+    """
+    p_ref, eps = _p_ref_eps(p_ref, eps)
+    beta = check_beta(beta)
+    if beta.ndim != 1 or beta.size < 2 or not np.all(np.diff(beta) > 0):
+        raise ValueError(f"beta has shape {beta.shape}; valid input is a 1-D strictly increasing array of >= 2 values")
+    s = classify_orbits(
+        p_ref, beta, eps, transient=transient, n_keep=n_keep, max_period=max_period, n_lyapunov=n_lyapunov
+    )
+    return BifurcationDiagram(p_ref, eps, beta, s.kind, s.period, s.lyapunov, s.limit_logits)
+
+
+def period_runs(diagram: BifurcationDiagram) -> list[PeriodRun]:
+    """Split the beta grid of a diagram into maximal runs of equal (kind, period), in increasing beta."""
+    key = diagram.kind * 10_000 + diagram.period
+    cuts = np.flatnonzero(np.diff(key)) + 1
+    runs = []
+    for idx in np.split(np.arange(key.size), cuts):
+        i, j = idx[0], idx[-1]
+        kind, period = KIND_NAMES[int(diagram.kind[i])], int(diagram.period[i])
+        runs.append(PeriodRun(kind, period, float(diagram.beta[i]), float(diagram.beta[j]), int(idx.size)))
+    return runs
+
+
+def critical_orbit_logit(p_ref: object, beta: object, eps: object, n: int) -> np.ndarray:
+    """g^n(0): the n-th iterate of the critical point z = 0 (p = 1/2) of the logit map, vectorised over beta."""
+    p_ref, eps = _p_ref_eps(p_ref, eps)
+    beta = check_beta(beta)
+    n = check_positive_int("n", n, minimum=0)
+    return _critical(beta, logit(p_ref), eps, n)
+
+
+def _critical(beta: np.ndarray | float, a: float, eps: float, n: int) -> np.ndarray:
+    z = np.zeros(np.shape(beta))
+    for _ in range(n):
+        z = logit_map(z, a, beta, eps)
+    return z
+
+
+def _first_sign_change(f, grid: np.ndarray) -> tuple[float, float] | None:
+    vals = f(grid)
+    change = np.flatnonzero(np.sign(vals[1:]) != np.sign(vals[:-1]))
+    if change.size == 0:
+        return None
+    c = change[0]
+    return float(grid[c]), float(grid[c + 1])
+
+
+def superstable_betas(
+    p_ref: object, eps: object, n_doublings: int = 8, *, beta_max: float = 1e3, n_grid: int = 4000
+) -> np.ndarray:
+    """Superstable parameters R_1 > R_2 > ... > R_K of the cascade: g^{2^k}(0) = 0 (the 2^k-cycle hits p = 1/2).
+
+    R_1 is the largest root of g(g(0)) below ``beta_max`` (for beta -> inf the fixed point sits near
+    a < 0 and g(g(0)) -> a < 0). R_k is then the first sign change of g^{2^k}(0) on a grid going down from
+    R_{k-1} (where g^{2^k}(0) vanishes as well) over a width of R_{k-2} - R_{k-1} (0.7 R_1 for k = 2), refined
+    with Brent's method. Requires p_ref < 1/2 (for p_ref >= 1/2 there is no cycle at all). Returns the R_k
+    found (fewer than ``n_doublings`` when a root is not bracketed, e.g. beyond float64 resolution).
+    """
+    p_ref, eps = _p_ref_eps(p_ref, eps)
+    if p_ref >= 0.5:
+        raise ValueError(f"p_ref={p_ref!r} is out of range; the cascade needs 0 < p_ref < 1/2")
+    n_doublings = check_positive_int("n_doublings", n_doublings)
+    beta_max = _scalar("beta_max", check_beta(beta_max))
+    n_grid = check_positive_int("n_grid", n_grid, minimum=10)
+    a = float(logit(p_ref))
+
+    def root(n: int, lo: float, hi: float) -> float:
+        return brentq(lambda b: float(_critical(b, a, eps, n)), lo, hi, xtol=1e-15, rtol=1e-15)
+
+    bracket = _first_sign_change(lambda b: _critical(b, a, eps, 2), np.geomspace(beta_max, 1e-3, 8 * n_grid))
+    if bracket is None:
+        return np.empty(0)
+    found = [root(2, bracket[1], bracket[0])]
+    width = 0.7 * found[0]
+    for k in range(2, n_doublings + 1):
+        top = found[-1]
+        grid = top - width * np.linspace(0.0, 1.0, n_grid)[1:]
+        grid = grid[grid > 0]
+        bracket = _first_sign_change(lambda b, n=2**k: _critical(b, a, eps, n), grid)
+        if bracket is None:
+            break
+        found.append(root(2**k, bracket[1], bracket[0]))
+        width = found[-2] - found[-1]
+    return np.asarray(found)
+
+
+def _map_and_slope(z: float, a: float, beta: float, eps: float) -> tuple[float, float]:
+    """g(z) and g'(z) in plain floats (the cascade's cycles stay at moderate logits)."""
+    e = math.exp(-abs(z))
+    v = e / (1.0 + e) ** 2
+    if eps > 0:
+        return a + 1.0 / (beta * math.sqrt(v + eps)), v * math.tanh(0.5 * z) / (2.0 * beta * (v + eps) ** 1.5)
+    return a + 2.0 * math.cosh(0.5 * z) / beta, math.sinh(0.5 * z) / beta
+
+
+def _cycle(beta: float, a: float, eps: float, n: int, z_near: float) -> tuple[float, float]:
+    """(z, multiplier) of the n-cycle point nearest z_near: root of g^n(z) = z, multiplier = prod g'(z_i).
+
+    The root is bracketed by the sign change of g^n(z) - z nearest z_near on a local grid (Newton from
+    z_near overshoots: near a superstable cycle the slope of g^n varies on a tiny scale) and refined by Brent.
+    """
+    grid = z_near + np.linspace(-0.25, 0.25, 1001) * (1.0 + abs(z_near))
+    vals = _iterate_from(grid, a, beta, eps, n) - grid
+    change = np.flatnonzero(np.sign(vals[1:]) != np.sign(vals[:-1]))
+    if change.size == 0:
+        raise RuntimeError(f"no {n}-cycle near z={z_near} at beta={beta}")
+    c = change[np.argmin(np.abs(grid[change] - z_near))]
+    z = brentq(lambda x: float(_iterate_from(x, a, beta, eps, n)) - x, grid[c], grid[c + 1], xtol=1e-15)
+    x, m = z, 1.0
+    for _ in range(n):
+        x, d = _map_and_slope(x, a, beta, eps)
+        m *= d
+    return z, m
+
+
+def _iterate_from(z: np.ndarray | float, a: float, beta: float, eps: float, n: int) -> np.ndarray:
+    z = np.asarray(z, dtype=float)
+    for _ in range(n):
+        z = logit_map(z, a, beta, eps)
+    return z
+
+
+def _doubling_of_cycle(a: float, eps: float, n: int, r_hi: float, r_lo: float, n_steps: int = 40) -> float:
+    """beta in (r_lo, r_hi) where the n-cycle through z = 0 at r_hi (superstable) reaches multiplier -1.
+
+    The cycle is continued from r_hi downwards in small steps (warm-started Newton) until its multiplier
+    drops below -1; the crossing is then refined by Brent's method, warm-started from the last step.
+    """
+    z, prev_beta = 0.0, r_hi
+    for beta in np.linspace(r_hi, r_lo, n_steps + 1)[1:]:
+        z_prev = z
+        z, m = _cycle(float(beta), a, eps, n, z_prev)
+        if m < -1.0:
+            return brentq(
+                lambda b, z0=z_prev: _cycle(b, a, eps, n, z0)[1] + 1.0, float(beta), prev_beta, xtol=1e-15, rtol=1e-15
+            )
+        prev_beta = float(beta)
+    raise RuntimeError(f"no period doubling of the {n}-cycle found in ({r_lo}, {r_hi})")
+
+
+def doubling_betas(p_ref: object, eps: object, superstable: np.ndarray) -> np.ndarray:
+    """Period-doubling parameters B_1 > B_2 > ...: where the 2^{k-1}-cycle's multiplier crosses -1.
+
+    B_1 (fixed point -> 2-cycle) lies in (R_1, inf): the fixed point on z < 0 is the unique root of
+    g(z) = z in (a, 0) and its multiplier g'(z*) rises from below -1 at R_1 to 0 as beta -> inf.
+    B_k (k >= 2) lies in (R_k, R_{k-1}): the 2^{k-1}-cycle through the critical point at R_{k-1} (multiplier 0)
+    is continued by Newton from z = 0 and its multiplier reaches -1 before R_k. ``superstable`` is the
+    output of :func:`superstable_betas`; returns len(superstable) values (B_1..B_K).
+    """
+    p_ref, eps = _p_ref_eps(p_ref, eps)
+    r = check_beta(superstable)
+    if r.ndim != 1 or not np.all(np.diff(r) < 0):
+        raise ValueError(f"superstable={superstable!r} is invalid; valid input is a 1-D decreasing array of R_k")
+    a = float(logit(p_ref))
+
+    def fixed_point_multiplier(beta: float) -> float:
+        z = brentq(lambda x: float(logit_map(x, a, beta, eps)) - x, a, 0.0, xtol=1e-14)
+        return -float(np.exp(log_abs_logit_map_derivative(z, beta, eps)))
+
+    hi = 2.0 * r[0]
+    while fixed_point_multiplier(hi) < -1.0:
+        hi *= 2.0
+    out = [brentq(lambda b: fixed_point_multiplier(b) + 1.0, r[0], hi, xtol=1e-15, rtol=1e-15)]
+    for k in range(2, r.size + 1):
+        out.append(_doubling_of_cycle(a, eps, 2 ** (k - 1), float(r[k - 2]), float(r[k - 1])))
+    return np.asarray(out)
+
+
+def feigenbaum_ratios(betas: object) -> np.ndarray:
+    """delta_k = (b_{k-1} - b_k) / (b_k - b_{k+1}) for a monotone sequence of bifurcation parameters."""
+    b = np.asarray(betas, dtype=float)
+    if b.ndim != 1 or b.size < 3 or not np.all(np.isfinite(b)):
+        raise ValueError(f"betas={betas!r} is invalid; valid input is a finite 1-D array of >= 3 values")
+    d = np.diff(b)
+    if not (np.all(d < 0) or np.all(d > 0)):
+        raise ValueError(f"betas={betas!r} is not strictly monotone; valid input is a monotone sequence")
+    return d[:-1] / d[1:]
