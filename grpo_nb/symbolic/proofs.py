@@ -14,6 +14,7 @@ from __future__ import annotations
 import sympy as sp
 
 from grpo_nb.symbolic.identity import Identity, check_equal
+from grpo_nb.validation import check_positive_int
 
 __all__ = [
     "BETA",
@@ -273,6 +274,8 @@ def theorem2_success_recursion(n_success: int = 2, n_fail: int = 2) -> Identity:
     """Proof of Theorem 2: the success probability of Theorem 1's policy on a finite outcome set
     (``n_success`` outcomes with r = 1, ``n_fail`` with r = 0, symbolic reference masses) is
     p_ref e^{w+/beta}/Z, i.e. Eq. (9), where p_ref is the reference mass on r = 1."""
+    n_success = check_positive_int("n_success", n_success)
+    n_fail = check_positive_int("n_fail", n_fail)
     masses = sp.symbols(f"pi_1:{n_success + n_fail + 1}", positive=True)
     w_plus, w_minus = sp.symbols("omega_plus omega_minus", positive=True)
     rewards = [w_plus] * n_success + [-w_minus] * n_fail
