@@ -55,3 +55,9 @@ def test_surrogate_gradient_differs_away_from_old_policy() -> None:
 
 def test_decomposition_larger_sets() -> None:
     assert sa.contrastive_decomposition(n_success=1, n_failure=3).holds
+
+
+def test_clipped_cases_reject_swapped_forms() -> None:
+    wrong = sa.clipped_term_cases(swap_cases=True)
+    # outside the trust region the swapped forms are wrong; inside both reduce to x A
+    assert sum(not i.holds for i in wrong) == 4

@@ -181,26 +181,29 @@ def weight_monotonicity() -> list[Identity]:
     ]
 
 
-def _clip(x: sp.Expr, e: sp.Expr) -> sp.Expr:
-    return sp.Min(sp.Max(x, 1 - e), 1 + e)
+def _clip(x: sp.Expr, e: sp.Expr, evaluate: bool = True) -> sp.Expr:
+    return sp.Min(sp.Max(x, 1 - e, evaluate=evaluate), 1 + e, evaluate=evaluate)
 
 
-def clipped_term_cases() -> list[Identity]:
+def clipped_term_cases(swap_cases: bool = False) -> list[Identity]:
     """§2.1: f(x, A) = min(xA, clip(x)A) is A min(x, 1+e) for A > 0 and A max(x, 1-e) for A < 0.
 
     Checked on each of the three regions of x with positive offsets d, u, w that let sympy order the
     terms: x = 1 + e + d (above), x = 1 + (u - w)/2 with e = (u + w)/2 (inside), x = 1 - e - d (below).
+    ``swap_cases=True`` claims the wrong forms (max for A > 0, min for A < 0), for tests that the check can fail.
     """
     a, d, u, w = sp.symbols("a d u w", positive=True)
     e = CLIP
     regions = {"x > 1+e": (1 + e + d, e), "1-e <= x <= 1+e": (1 + (u - w) / 2, (u + w) / 2), "x < 1-e": (1 - e - d, e)}
     out = []
     for region, (x, ee) in regions.items():
-        for sign, adv, case in (
-            ("A > 0", a, a * sp.Min(x, 1 + ee)),
-            ("A < 0", -a, -a * sp.Max(x, 1 - ee)),
-        ):
-            f = sp.Min(x * adv, _clip(x, ee) * adv)
+        pos_case = a * sp.Min(x, 1 + ee, evaluate=False)
+        neg_case = -a * sp.Max(x, 1 - ee, evaluate=False)
+        if swap_cases:
+            pos_case, neg_case = a * sp.Max(x, 1 - ee, evaluate=False), -a * sp.Min(x, 1 + ee, evaluate=False)
+        for sign, adv, case in (("A > 0", a, pos_case), ("A < 0", -a, neg_case)):
+            # unevaluated, so the display shows f and the case form; simplify() evaluates and compares them
+            f = sp.Min(x * adv, _clip(x, ee, evaluate=False) * adv, evaluate=False)
             out.append(check_equal(f"f_eps, {sign}, {region}", f, case))
     return out
 
