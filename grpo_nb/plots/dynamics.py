@@ -1,0 +1,191 @@
+"""Figures of paper §3-§4: the map h (Fig. 2), condition (2) (Fig. 3), Theorem 4's bound (Fig. 4), iterations
+(Fig. 5), cobweb plots and the regime map. Each function only draws the data it is given; the theory is computed
+by :mod:`grpo_nb.dynamics` (see :mod:`grpo_nb.widgets.dynamics` for the functions that do both)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.colors import BoundaryNorm, ListedColormap
+from matplotlib.figure import Figure
+from matplotlib.patches import Patch
+
+__all__ = [
+    "plot_beta_bound",
+    "plot_cobweb",
+    "plot_condition2_region",
+    "plot_iterations",
+    "plot_map_panels",
+    "plot_regime_maps",
+]
+
+
+def plot_map_panels(
+    p: np.ndarray,
+    panels: Sequence[dict],
+    title: str = "",
+) -> Figure:
+    """Fig. 2: h(p) against p with the diagonal y = p, one panel per p_ref.
+
+    Each panel dict has ``title``, ``curves`` (list of (label, h-values on ``p``)) and ``fixed_points`` (list of
+    (p*, h'(p*) stable flag) per curve, drawn filled when stable, open when not).
+    """
+    fig, axes = plt.subplots(1, len(panels), figsize=(3.2 * len(panels), 3.3), layout="constrained", squeeze=False)
+    for ax, panel in zip(axes[0], panels, strict=True):
+        ax.plot(p, p, color="black", lw=0.8, ls="--", label="y = p")
+        for (label, values), fps in zip(panel["curves"], panel["fixed_points"], strict=True):
+            (line,) = ax.plot(p, values, lw=1.5, label=label)
+            for p_star, stable in fps:
+                ax.plot(
+                    p_star,
+                    p_star,
+                    marker="o",
+                    ms=6,
+                    color=line.get_color(),
+                    mfc=line.get_color() if stable else "white",
+                    zorder=3,
+                )
+        ax.set_xlim(0, 1)
+        ax.set_ylim(0, 1.02)
+        ax.set_xlabel("p")
+        ax.set_title(panel["title"], fontsize=10)
+    axes[0, 0].set_ylabel(r"$h_{\varepsilon, p_{ref}}(p)$")
+    axes[0, -1].legend(fontsize=7, loc="lower right")
+    if title:
+        fig.suptitle(title, fontsize=10)
+    return fig
+
+
+def plot_condition2_region(beta: np.ndarray, p_ref: np.ndarray, holds: np.ndarray, title: str = "") -> Figure:
+    """Fig. 3: where Theorem 3's hypothesis holds (blue) over (beta, p_ref); ``holds``: (len(p_ref), len(beta))."""
+    fig, ax = plt.subplots(figsize=(5.2, 3.8), layout="constrained")
+    cmap = ListedColormap(["#f2c6b4", "#3b6fb6"])
+    ax.pcolormesh(beta, p_ref, holds.astype(float), cmap=cmap, vmin=0, vmax=1, shading="auto")
+    ax.set_xscale("log")
+    ax.set_yscale("logit")
+    ax.set_xlabel(r"$\beta$")
+    ax.set_ylabel(r"$p_{ref}$ (logit scale)")
+    ax.legend(
+        handles=[Patch(color="#3b6fb6", label="condition holds"), Patch(color="#f2c6b4", label="condition fails")],
+        fontsize=8,
+        loc="lower left",
+    )
+    ax.set_title(title, fontsize=10)
+    return fig
+
+
+def plot_beta_bound(p_star: np.ndarray, bounds: Sequence[tuple[str, np.ndarray]], title: str = "") -> Figure:
+    """Fig. 4: Theorem 4's lower bound B(p*) on beta against p* (log scale), one curve per eps."""
+    fig, ax = plt.subplots(figsize=(5.2, 3.6), layout="constrained")
+    for label, b in bounds:
+        ax.plot(p_star, b, lw=1.5, label=label)
+    ax.set_yscale("log")
+    ax.set_xlabel(r"fixed point $p^*$")
+    ax.set_ylabel(r"$\mathcal{B}(p^*)$: local convergence needs $\beta > \mathcal{B}$")
+    ax.set_xlim(0, 1)
+    ax.legend(fontsize=8)
+    ax.set_title(title, fontsize=10)
+    return fig
+
+
+def plot_iterations(orbits: np.ndarray, logits: np.ndarray, labels: Sequence[str], title: str = "") -> Figure:
+    """Fig. 5: p_n against n (left) and logit p_n against n (right, symlog), one line per (beta, p_ref)."""
+    fig, (ax_p, ax_z) = plt.subplots(1, 2, figsize=(10, 3.6), layout="constrained")
+    n = np.arange(orbits.shape[0])
+    for k, label in enumerate(labels):
+        ax_p.plot(n, orbits[:, k], marker="o", ms=2.5, lw=1.0, label=label)
+        ax_z.plot(n, logits[:, k], marker="o", ms=2.5, lw=1.0, label=label)
+    ax_p.set_xlabel("GRPO iteration n")
+    ax_p.set_ylabel(r"$p_n$")
+    ax_p.set_ylim(-0.02, 1.02)
+    ax_z.set_xlabel("GRPO iteration n")
+    ax_z.set_ylabel(r"logit $p_n$")
+    ax_z.set_yscale("symlog", linthresh=10)
+    ax_p.legend(fontsize=7, loc="center right")
+    if title:
+        fig.suptitle(title, fontsize=10)
+    return fig
+
+
+def plot_cobweb(
+    x: np.ndarray,
+    gx: np.ndarray,
+    orbit: np.ndarray,
+    fixed_points: Sequence[tuple[float, bool]],
+    *,
+    ax: plt.Axes | None = None,
+    xlabel: str = "p",
+    title: str = "",
+    xlim: tuple[float, float] | None = None,
+) -> Figure:
+    """Cobweb plot of an orbit x_0, x_1, ... of a map given on a grid (x, gx), in p or in logit coordinates.
+
+    ``fixed_points`` are (x*, stable) pairs, filled markers when stable. Draws into ``ax`` if given.
+    """
+    if ax is None:
+        fig, ax = plt.subplots(figsize=(4.6, 4.2), layout="constrained")
+    else:
+        fig = ax.figure
+    ax.plot(x, gx, color="#3b6fb6", lw=1.5, label="map")
+    ax.plot(x, x, color="black", lw=0.8, ls="--", label="diagonal")
+    path_x = np.repeat(orbit[:-1], 2)
+    path_y = np.empty_like(path_x)
+    path_y[0::2], path_y[1::2] = orbit[:-1], orbit[1:]
+    ax.plot(path_x, path_y, color="#d2553f", lw=0.8, alpha=0.85, label="orbit")
+    ax.plot(orbit[0], orbit[0], marker="s", color="#d2553f", ms=5, ls="none", label="start $p_{ref}$")
+    for x_star, stable in fixed_points:
+        ax.plot(x_star, x_star, marker="o", ms=7, color="black", mfc="black" if stable else "white", ls="none")
+    if xlim is not None:
+        ax.set_xlim(*xlim)
+        ax.set_ylim(*xlim)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("next " + xlabel)
+    ax.set_title(title, fontsize=10)
+    ax.legend(fontsize=7, loc="upper left")
+    return fig
+
+
+_REGIME_COLORS = ["#9ecae1", "#3b6fb6", "#f4a259", "#b23a48"]
+
+
+def plot_regime_maps(panels: Sequence[dict], title: str = "") -> Figure:
+    """The regime map over (beta, p_ref), one panel per eps.
+
+    Each panel dict has ``beta`` (1-D), ``p_ref`` (1-D), ``regime`` (len(p_ref), len(beta)) with codes 0 interior
+    fixed point, 1 fixed point next to 1, 2 cycle, 3 chaotic; ``stable_elsewhere`` and ``no_stable`` boolean masks
+    (hatched / dotted), ``marks`` (list of (beta, p_ref, label) points) and ``title``.
+    """
+    fig, axes = plt.subplots(1, len(panels), figsize=(5.4 * len(panels), 4.4), layout="constrained", squeeze=False)
+    cmap = ListedColormap(_REGIME_COLORS)
+    norm = BoundaryNorm([-0.5, 0.5, 1.5, 2.5, 3.5], cmap.N)
+    for ax, panel in zip(axes[0], panels, strict=True):
+        beta, p_ref = panel["beta"], panel["p_ref"]
+        ax.pcolormesh(beta, p_ref, panel["regime"], cmap=cmap, norm=norm, shading="auto")
+        ax.contourf(
+            beta, p_ref, panel["stable_elsewhere"].astype(float), levels=[0.5, 1.5], colors="none", hatches=["////"]
+        )
+        ax.contourf(beta, p_ref, panel["no_stable"].astype(float), levels=[0.5, 1.5], colors="none", hatches=[".."])
+        for b, p, label in panel.get("marks", []):
+            ax.plot(b, p, marker="*", ms=11, color="white", mec="black")
+            ax.annotate(label, (b, p), textcoords="offset points", xytext=(6, 4), fontsize=8)
+        ax.set_xscale("log")
+        ax.set_yscale("logit")
+        ax.set_xlabel(r"$\beta$")
+        ax.set_title(panel["title"], fontsize=10)
+    axes[0, 0].set_ylabel(r"$p_{ref}$ (logit scale)")
+    handles = [
+        Patch(color=c, label=name)
+        for c, name in zip(
+            _REGIME_COLORS, ["interior fixed point", "fixed point next to 1", "cycle", "chaotic"], strict=True
+        )
+    ]
+    handles += [
+        Patch(facecolor="none", edgecolor="black", hatch="////", label="a stable fixed point is not reached"),
+        Patch(facecolor="none", edgecolor="black", hatch="..", label="no stable fixed point"),
+    ]
+    fig.legend(handles=handles, loc="outside lower center", ncol=3, fontsize=8)
+    if title:
+        fig.suptitle(title, fontsize=10)
+    return fig
