@@ -26,6 +26,7 @@ from grpo_nb.symbolic.proofs import (
     EPS,
     P_REF,
     P,
+    _md,
     h_expr,
     omega_minus,
     omega_plus,
@@ -375,10 +376,10 @@ def errata_table(entries: list[Erratum] | None = None) -> Markdown:
         rows.append(
             [
                 str(i),
-                e.location,
+                _md(e.location),
                 e.kind,
-                e.printed,
-                e.corrected,
+                _md(e.printed),
+                _md(e.corrected),
                 "holds" if e.corrected_check.holds else "FAILS",
                 printed,
             ]

@@ -12,7 +12,9 @@ positive, so that callers can build their own candidate expressions.
 from __future__ import annotations
 
 import sympy as sp
+from IPython.display import Markdown
 
+from grpo_nb.report import markdown_table
 from grpo_nb.symbolic.identity import Identity, check_equal
 from grpo_nb.validation import check_positive_int
 
@@ -287,3 +289,25 @@ def theorem2_success_recursion(n_success: int = 2, n_fail: int = 2) -> Identity:
     p_ref = sum(ref[:n_success])
     eq9 = p_ref * sp.exp(w_plus / BETA) / (p_ref * sp.exp(w_plus / BETA) + (1 - p_ref) * sp.exp(-w_minus / BETA))
     return check_equal("Theorem 2: success mass of pi_n equals Eq. (9)", success, eq9)
+
+
+# --------------------------------------------------------------------------------------------
+# Display
+# --------------------------------------------------------------------------------------------
+
+
+def _md(text: str) -> str:
+    """Escape the characters that would break a Markdown table cell or start strikethrough/emphasis."""
+    for ch in ("\\", "|", "~", "*", "_"):
+        text = text.replace(ch, "\\" + ch)
+    return text
+
+
+def checks_table(items: Identity | list[Identity]) -> Markdown:
+    """A Markdown table of checks: name, relation, verdict and notes (for the appendix chapter)."""
+    items = items if isinstance(items, list) else [items]
+    rows = [[_md(i.name), _md(i.relation), "holds" if i.holds else "FAILS", _md(i.notes)] for i in items]
+    return markdown_table(["check", "relation", "result", "notes"], rows)
+
+
+__all__ += ["checks_table"]
