@@ -19,9 +19,12 @@ def plot_weights(
     curves: Mapping[str, tuple[np.ndarray, np.ndarray]],
     *,
     ymax: float = 5.0,
+    logy: bool = False,
     title: str = "GRPO's weights against the success probability of the old policy",
 ) -> Figure:
-    """Paper Fig. 1: omega^+ (successes, solid) and omega^- (failures, dashed) against p, one colour per label."""
+    """Paper Fig. 1: omega^+ (successes, solid) and omega^- (failures, dashed) against p, one colour per label.
+
+    ``logy`` draws the weight axis logarithmically, over four decades below ``ymax``."""
     fig, ax = plt.subplots(figsize=(6.4, 4.0), layout="constrained")
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     for k, (label, (w_plus, w_minus)) in enumerate(curves.items()):
@@ -30,7 +33,11 @@ def plot_weights(
         ax.plot(p, w_minus, color=c, lw=2, ls="--", label=rf"$\omega^-$ (failure), {label}")
     ax.axvline(0.5, color="grey", lw=0.8, ls=":")
     ax.set_xlim(0, 1)
-    ax.set_ylim(0, ymax)
+    if logy:
+        ax.set_yscale("log")
+        ax.set_ylim(ymax * 1e-4, ymax)
+    else:
+        ax.set_ylim(0, ymax)
     ax.set_xlabel("probability of success $p$ of the old policy")
     ax.set_ylabel("weight")
     ax.set_title(title, fontsize=10)
