@@ -71,6 +71,11 @@ def test_theorem1_random_perturbations_never_improve() -> None:
     assert ident.holds and ident.extra["max_gain"] <= 1e-12
 
 
+def test_theorem1_derivation_matches_tabular_grpo_step() -> None:
+    ident = proofs_policy.theorem1_matches_grpo_step(n_cases=10, seed=2)
+    assert ident.holds and ident.extra["max_abs_difference"] <= 1e-12
+
+
 def test_theorem2_and_proposition1_steps_hold() -> None:
     assert _all_hold(proofs.theorem2_success_recursion(2, 3))
     assert _all_hold(proofs.proposition1_sigmoid_chain())
