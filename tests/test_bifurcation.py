@@ -50,9 +50,12 @@ def test_orbit_from_p_ref_follows_the_cascade(cascade) -> None:
     assert s.period.tolist() == [2, 4, 8, 16]
     # interleaving B_1 > R_1 > B_2 > R_2 > ...
     assert np.all(b > r) and np.all(b[1:] < r[:-1])
-    # just above B_1 a fixed point, just below it a 2-cycle
-    s = classify_orbits(CASCADE[0], b[0] * np.array([1.02, 0.98]), CASCADE[1])
-    assert s.period.tolist() == [1, 2]
+    # just above B_1 a (slowly converging, multiplier ~ -0.999) fixed point, just below it a 2-cycle
+    s = classify_orbits(CASCADE[0], b[0] * np.array([1.02, 1.001, 0.999, 0.98]), CASCADE[1])
+    assert s.period.tolist() == [1, 1, 2, 2]
+    # and the same around B_2 (2-cycle -> 4-cycle)
+    s = classify_orbits(CASCADE[0], b[1] * np.array([1.001, 0.999]), CASCADE[1])
+    assert s.period.tolist() == [2, 4]
 
 
 def test_first_doubling_is_where_the_fixed_point_slope_is_minus_one(cascade) -> None:

@@ -13,10 +13,12 @@ Along the cascade beta *decreases*: a large KL coefficient gives a stable fixed 
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
 import numpy as np
+import sympy as sp
 from scipy.optimize import brentq
 from scipy.special import expit, logit
 
@@ -30,8 +32,11 @@ __all__ = [
     "PeriodRun",
     "bifurcation_diagram",
     "critical_orbit_logit",
+    "logit_map_sympy",
+    "schwarzian_derivative",
     "doubling_betas",
     "feigenbaum_ratios",
+    "finite_group_orbit",
     "period_runs",
     "superstable_betas",
 ]
@@ -273,3 +278,64 @@ def feigenbaum_ratios(betas: object) -> np.ndarray:
     if not (np.all(d < 0) or np.all(d > 0)):
         raise ValueError(f"betas={betas!r} is not strictly monotone; valid input is a monotone sequence")
     return d[:-1] / d[1:]
+
+
+def finite_group_orbit(
+    p_ref: object, beta: object, eps: object, group_size: int, n: int, *, seed: int = 0
+) -> tuple[np.ndarray, np.ndarray]:
+    """Eq. (8) with sampling noise: p_n = h(K_n / G), K_n ~ Binomial(G, p_{n-1}), p_0 = p_ref.
+
+    A model of Algorithm 1 with a group of G samples per prompt in which the exact success probability of
+    the old policy is replaced by its group estimate p_hat = K/G. A group with K = 0 or K = G has all its
+    advantages equal to 0, so the KL term alone is left and the update returns pi_ref: then p_n = p_ref.
+    Returns (p_0..p_n, no_signal flags for steps 1..n). Seeded (numpy default_rng(seed)).
+    """
+    p_ref, eps = _p_ref_eps(p_ref, eps)
+    beta = _scalar("beta", check_beta(beta))
+    group_size = check_positive_int("group_size", group_size, minimum=2)
+    n = check_positive_int("n", n, minimum=1)
+    rng = np.random.default_rng(seed)
+    a = float(logit(p_ref))
+    p = np.empty(n + 1)
+    no_signal = np.zeros(n, dtype=bool)
+    p[0] = p_ref
+    for k in range(n):
+        hits = rng.binomial(group_size, p[k])
+        if hits in (0, group_size):
+            no_signal[k] = True
+            p[k + 1] = p_ref
+        else:
+            p_hat = hits / group_size
+            p[k + 1] = expit(a + 1.0 / (beta * np.sqrt(p_hat * (1.0 - p_hat) + eps)))
+    return p, no_signal
+
+
+def logit_map_sympy() -> tuple[sp.Symbol, sp.Symbol, sp.Symbol, sp.Symbol, sp.Expr]:
+    """(z, a, beta, eps, g) with g = a + 1/(beta sqrt(v(z) + eps)), v = e^z/(1+e^z)^2: Thm 2 in logit form."""
+    z, a = sp.symbols("z a", real=True)
+    beta, eps = sp.symbols("beta epsilon", positive=True)
+    v = sp.exp(z) / (1 + sp.exp(z)) ** 2
+    return z, a, beta, eps, a + 1 / (beta * sp.sqrt(v + eps))
+
+
+@functools.cache
+def _schwarzian_function():
+    z, a, beta, eps, g = logit_map_sympy()
+    d1, d2, d3 = (sp.diff(g, z, k) for k in (1, 2, 3))
+    schwarzian = sp.simplify(d3 / d1 - sp.Rational(3, 2) * (d2 / d1) ** 2)
+    if schwarzian.has(a) or schwarzian.has(beta):
+        raise AssertionError("the Schwarzian of g should not depend on a or beta")
+    return sp.lambdify((z, eps), schwarzian, "numpy")
+
+
+def schwarzian_derivative(z: object, eps: object) -> np.ndarray:
+    """Schwarzian derivative S g = g'''/g' - (3/2) (g''/g')^2 of the logit map at z != 0 (sympy, then numpy).
+
+    S g does not depend on a = logit p_ref or on beta (S is invariant under g -> c g + a). Where S g < 0
+    (a "negative Schwarzian" unimodal map), Singer's theorem says every attracting cycle attracts the
+    critical point z = 0 or an end of the invariant interval. Valid for |z| <~ 700 (exp overflow beyond).
+    """
+    z = np.asarray(z, dtype=float)
+    eps = check_eps(eps)
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        return np.asarray(_schwarzian_function()(z, eps), dtype=float)

@@ -146,6 +146,28 @@ def _periods(keep: np.ndarray, max_period: int, tol: float) -> np.ndarray:
     return period
 
 
+def _converging_to(keep: np.ndarray, period: np.ndarray) -> np.ndarray:
+    """Smallest proper divisor d of the detected period whose d-cycle the window still converges to; 0 if none.
+
+    Near a period-doubling point the d-cycle has multiplier close to -1 and the orbit approaches it slowly,
+    alternating around it: it then looks like a 2d-cycle within tol. The d-deviation |z_{j+d} - z_j| of such an
+    orbit decays geometrically across the window, while for a genuine 2d-cycle it is constant. We call it
+    decaying when its maximum over each quarter of the window falls strictly, by > 1e-4 overall.
+    """
+    out = np.zeros(period.shape, dtype=int)
+    for d in range(int(period.max(initial=0)) - 1, 0, -1):
+        mask = (period > d) & (period % d == 0)
+        if not mask.any():
+            continue
+        dev = np.abs(keep[mask][:, d:] - keep[mask][:, :-d])
+        quarters = np.stack([q.max(axis=-1) for q in np.array_split(dev, 4, axis=-1)], axis=-1)
+        decaying = np.all(np.diff(quarters, axis=-1) < 0, axis=-1) & (quarters[:, -1] < (1 - 1e-4) * quarters[:, 0])
+        sub = out[mask]
+        sub[decaying] = d
+        out[mask] = sub
+    return out
+
+
 def classify_orbits(
     p_ref: object,
     beta: object,
@@ -167,9 +189,12 @@ def classify_orbits(
     window (relative to the logit scale, so large logits near p = 1 are compared fairly).
     Orbits with no period are chaotic only if their exponent exceeds ``chaos_threshold``; otherwise they
     are slow (near a bifurcation point, where the multiplier is close to -1 or 1) and get up to
-    ``max_extensions`` further rounds of ``transient`` steps. Orbits that escape to logit +inf (eps = 0)
-    are fixed points at p = 1 with exponent -inf. A chaotic verdict from float64 is evidence, not proof:
-    see :mod:`grpo_nb.dynamics.high_precision` for the mpmath confirmation.
+    ``max_extensions`` further rounds of ``transient`` steps. So do orbits that match a period k but are
+    still converging, alternating, to a cycle of a proper divisor d of k (just above a doubling point the
+    d-cycle's multiplier is close to -1); if they still converge after the extensions, the period is d.
+    Orbits that escape to logit +inf (eps = 0) are fixed points at p = 1 with exponent -inf.
+    A chaotic verdict from float64 is evidence, not proof: see :mod:`grpo_nb.dynamics.high_precision`
+    for the mpmath confirmation.
 
     Raises ValueError for beta <= 0, p_ref outside (0, 1), eps < 0, NaN, non-broadcastable shapes or bad
     integer/tolerance options.
@@ -188,9 +213,10 @@ def classify_orbits(
     z = _run(a.copy(), a, beta, eps, transient)
     z, lyap, keep = _window(z, a, beta, eps, n_lyapunov, n_keep)
     period = _periods(keep, max_period, tol)
+    slow = _converging_to(keep, period)
     escaped = ~np.isfinite(keep[..., -1])
 
-    undecided = (period == 0) & ~escaped & ~(lyap > chaos_threshold)
+    undecided = (((period == 0) & ~(lyap > chaos_threshold)) | (slow > 0)) & ~escaped
     for _ in range(max_extensions):
         if not undecided.any():
             break
@@ -199,8 +225,13 @@ def classify_orbits(
         zs, ls, ks = _window(zs, a[idx], beta[idx], eps[idx], n_lyapunov, n_keep)
         z[idx], lyap[idx], keep[idx] = zs, ls, ks
         period[idx] = _periods(ks, max_period, tol)
+        slow[idx] = _converging_to(ks, period[idx])
         escaped[idx] = ~np.isfinite(ks[..., -1])
-        undecided = (period == 0) & ~escaped & ~(lyap > chaos_threshold)
+        undecided = (((period == 0) & ~(lyap > chaos_threshold)) | (slow > 0)) & ~escaped
+
+    # Still converging after every extension: the limit is the smaller cycle (window not yet at its limit).
+    period = np.where(slow > 0, slow, period)
+    undecided &= slow == 0
 
     kind = np.full(a.shape, KIND_CHAOTIC, dtype=int)
     kind[period == 1] = KIND_FIXED_POINT

@@ -1,0 +1,160 @@
+"""Figures of the hard-prompts chapter (beyond paper §4, extending Fig. 5): the logit map, bifurcation diagrams
+over beta with the Lyapunov exponent underneath, Feigenbaum ratios, the high-precision separation of nearby
+orbits, and finite-group simulations. Each function only draws the data it is given; the theory is computed by
+:mod:`grpo_nb.dynamics.bifurcation`, :mod:`grpo_nb.dynamics.orbits` and :mod:`grpo_nb.dynamics.high_precision`."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.figure import Figure
+from scipy.special import expit, logit
+
+from grpo_nb.dynamics.bifurcation import BifurcationDiagram
+from grpo_nb.dynamics.high_precision import SeparationResult
+
+__all__ = [
+    "plot_bifurcation_diagrams",
+    "plot_feigenbaum_ratios",
+    "plot_finite_group_orbits",
+    "plot_logit_map",
+    "plot_separation",
+]
+
+_KIND_COLORS = ("tab:blue", "tab:green", "tab:red")  # fixed point, cycle, chaotic
+_KIND_LABELS = ("fixed point", "cycle", "chaotic")
+
+
+def _p_axis(ax: plt.Axes, side: str = "right") -> None:
+    """Secondary axis reading a logit axis as success probabilities."""
+    sec = ax.secondary_yaxis(side, functions=(expit, logit))
+    sec.set_yticks([1e-4, 1e-3, 1e-2, 0.1, 0.5, 0.9, 0.99, 0.999, 0.9999])
+    sec.set_yticklabels(["1e-4", "1e-3", "0.01", "0.1", "0.5", "0.9", "0.99", "0.999", "0.9999"], fontsize=7)
+    sec.set_ylabel("p", fontsize=8)
+
+
+def plot_logit_map(
+    z: np.ndarray, curves: Mapping[str, np.ndarray], orbit: np.ndarray | None = None, title: str = ""
+) -> Figure:
+    """The map in logit coordinates z -> g(z) for a few parameter sets, with the diagonal and an optional cobweb.
+
+    ``curves`` maps a label to g evaluated on ``z``; ``orbit`` (logits z_0, z_1, ...) is drawn as a cobweb on
+    the first curve.
+    """
+    fig, ax = plt.subplots(figsize=(6.0, 4.0), layout="constrained")
+    ax.plot(z, z, color="black", lw=0.8, ls="--", label="z' = z")
+    for label, values in curves.items():
+        ax.plot(z, values, lw=1.6, label=label)
+    if orbit is not None and len(orbit) > 1:
+        xs = np.repeat(orbit, 2)[:-1]  # z0 z0 z1 z1 z2 ...
+        ys = np.r_[orbit[0], np.repeat(orbit[1:], 2)][: xs.size]  # z0 z1 z1 z2 z2 ...
+        ax.plot(xs, ys, lw=0.7, color="0.4", label="orbit from $p_{ref}$")
+    ax.axvline(0.0, color="0.7", lw=0.6)
+    ax.set_xlim(z.min(), z.max())
+    ax.set_ylim(z.min(), z.max())
+    ax.set_xlabel(r"logit $z = \log\frac{p}{1-p}$ of $p_{n-1}$")
+    ax.set_ylabel(r"logit of $p_n$:  $g(z)$")
+    ax.legend(fontsize=7, loc="upper left")
+    ax.set_title(title, fontsize=10)
+    return fig
+
+
+def plot_bifurcation_diagrams(
+    diagrams: Sequence[BifurcationDiagram],
+    titles: Sequence[str] | None = None,
+    marks: Sequence[Mapping[str, float]] | None = None,
+    logit_range: tuple[float, float] = (-11.0, 11.0),
+    lyapunov_range: tuple[float, float] = (-1.0, 0.8),
+    log_beta: bool = True,
+) -> Figure:
+    """Bifurcation diagrams: post-transient logits of p_n against beta (top) and the Lyapunov exponent (bottom).
+
+    One column per diagram. Points are coloured by the orbit's kind; logits beyond ``logit_range`` (orbits that
+    went to p ~ 1) are drawn at its upper edge. ``marks`` (per column, label -> beta) adds vertical lines.
+    """
+    n = len(diagrams)
+    fig, axes = plt.subplots(
+        2, n, figsize=(3.6 * n + 0.6, 5.4), layout="constrained", sharex="col", squeeze=False,
+        gridspec_kw={"height_ratios": [2.2, 1.0]},
+    )  # fmt: skip
+    lo, hi = logit_range
+    for j, d in enumerate(diagrams):
+        top, bottom = axes[0, j], axes[1, j]
+        betas = np.repeat(d.beta, d.limit_logits.shape[1])
+        z = np.clip(d.limit_logits.ravel(), lo, hi)
+        kinds = np.repeat(d.kind, d.limit_logits.shape[1])
+        for k, (color, label) in enumerate(zip(_KIND_COLORS, _KIND_LABELS, strict=True)):
+            sel = kinds == k
+            top.scatter(betas[sel], z[sel], s=0.3, color=color, alpha=0.6, rasterized=True, label=label, lw=0)
+        lyap = np.clip(d.lyapunov, *lyapunov_range)
+        bottom.plot(d.beta, lyap, color="black", lw=0.6)
+        bottom.fill_between(d.beta, 0, lyap, where=lyap > 0, color="tab:red", alpha=0.5, lw=0)
+        bottom.axhline(0.0, color="0.5", lw=0.6)
+        for label, beta in (marks[j] if marks else {}).items():
+            if not d.beta[0] <= beta <= d.beta[-1]:
+                continue
+            for ax in (top, bottom):
+                ax.axvline(beta, color="0.3", lw=0.6, ls=":")
+            top.annotate(label, (beta, hi), fontsize=6, rotation=90, va="top", ha="right")
+        top.set_xscale("log" if log_beta else "linear")
+        top.set_xlim(d.beta[0], d.beta[-1])
+        top.set_ylim(lo - 0.3, hi + 0.3)
+        bottom.set_ylim(*lyapunov_range)
+        bottom.set_xlabel(r"KL coefficient $\beta$")
+        top.set_title(titles[j] if titles else rf"$p_{{ref}}$ = {d.p_ref:.0e}, $\varepsilon$ = {d.eps:.0e}", fontsize=9)
+        if j == n - 1:
+            _p_axis(top)
+    axes[0, 0].set_ylabel(r"long-run logit of $p_n$")
+    axes[1, 0].set_ylabel("Lyapunov exponent")
+    handles = [
+        plt.Line2D([], [], marker="o", ls="", color=c, label=lab)
+        for c, lab in zip(_KIND_COLORS, _KIND_LABELS, strict=True)
+    ]
+    axes[0, 0].legend(handles=handles, fontsize=7, loc="lower left")
+    return fig
+
+
+def plot_feigenbaum_ratios(ratios: Mapping[str, np.ndarray], delta: float) -> Figure:
+    """Ratios of successive bifurcation intervals against the doubling index k, with Feigenbaum's delta."""
+    fig, ax = plt.subplots(figsize=(5.6, 3.4), layout="constrained")
+    for label, r in ratios.items():
+        ax.plot(np.arange(2, r.size + 2), r, marker="o", ms=4, label=label)
+    ax.axhline(delta, color="black", lw=0.8, ls="--", label=rf"Feigenbaum $\delta$ = {delta:.4f}")
+    ax.set_yscale("log")
+    ax.set_xlabel("k (interval k-1 over interval k)")
+    ax.set_ylabel("ratio of successive intervals")
+    ax.legend(fontsize=7)
+    return fig
+
+
+def plot_separation(result: SeparationResult, lyapunov: float, title: str = "") -> Figure:
+    """log10 of the distance between two high-precision orbits started ``delta0`` apart, per pair, against n,
+    with the growth exp(lyapunov n) the float64 Lyapunov exponent predicts."""
+    fig, ax = plt.subplots(figsize=(6.0, 3.6), layout="constrained")
+    n = np.arange(result.log_separation.shape[1])
+    for i, row in enumerate(result.log_separation):
+        ax.plot(n, row / np.log(10), lw=0.8, alpha=0.8, label="pairs of orbits" if i == 0 else None)
+    ax.plot(n, (np.log(result.delta0) + lyapunov * n) / np.log(10), color="black", ls="--", lw=1.2,
+            label=rf"$\delta_0 e^{{\lambda n}}$, $\lambda$ = {lyapunov:.3f} (float64)")  # fmt: skip
+    ax.axhline(np.log10(result.threshold), color="0.5", lw=0.6, ls=":")
+    ax.set_ylim(np.log10(result.delta0) - 5, 2)
+    ax.set_xlabel("step n")
+    ax.set_ylabel(r"$\log_{10}|z'_n - z_n|$")
+    ax.set_title(title or f"{result.dps}-digit arithmetic", fontsize=10)
+    ax.legend(fontsize=7, loc="lower right")
+    return fig
+
+
+def plot_finite_group_orbits(orbits: Mapping[str, np.ndarray], title: str = "") -> Figure:
+    """Success probability p_n against the iteration n (log scale in p) for exact and finite-group recursions."""
+    fig, ax = plt.subplots(figsize=(6.4, 3.6), layout="constrained")
+    for label, p in orbits.items():
+        ax.plot(np.arange(p.size), p, marker="o", ms=2, lw=0.8, label=label)
+    ax.set_yscale("logit")
+    ax.set_xlabel("GRPO iteration n")
+    ax.set_ylabel(r"$p_n$ (logit scale)")
+    ax.set_title(title, fontsize=10)
+    ax.legend(fontsize=7, loc="lower right")
+    return fig
