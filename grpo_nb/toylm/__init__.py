@@ -1,0 +1,34 @@
+"""Paper §5 on a real network: a tiny causal LM, SFT to pi_ref, GRPO (Algorithm 1), compared with theory.
+
+Needs torch (the rest of grpo_nb does not). Modules, each small:
+
+- ``configs``    every hyperparameter; ``QUICK`` (CPU) and ``FULL`` (GPU), ``pick_config``
+- ``task``       the digit-sum task: graded difficulty, enumerable outputs, verifiable 0/1 reward
+- ``model``      the causal transformer (SDPA attention, KV cache)
+- ``rollout``    exact enumeration of log pi(o|q), teacher forcing, batched and naive sampling
+- ``sft``        SFT on noisy demonstrations
+- ``grpo``       Algorithm 1: stabilised / TRL advantage, importance ratio, clipping, exact or k3 KL
+- ``theory``     Theorem 1's policy, total variation, success probability (numpy)
+- ``experiment`` the whole §5 experiment and its comparison with h^n(p_ref)
+- ``report``     tables and summaries; ``__main__`` the command line
+"""
+
+from grpo_nb.toylm.configs import FULL, QUICK, GRPOConfig, ModelConfig, RunConfig, SFTConfig, TaskConfig, pick_config
+from grpo_nb.toylm.experiment import ExperimentResult, RunRecord, prepare, run_experiment, run_grpo, run_plan
+
+__all__ = [
+    "FULL",
+    "QUICK",
+    "ExperimentResult",
+    "GRPOConfig",
+    "ModelConfig",
+    "RunConfig",
+    "RunRecord",
+    "SFTConfig",
+    "TaskConfig",
+    "pick_config",
+    "prepare",
+    "run_experiment",
+    "run_grpo",
+    "run_plan",
+]

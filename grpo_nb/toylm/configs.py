@@ -1,0 +1,112 @@
+"""Every hyperparameter of the toy-LM experiment, in one place (CleanRL style).
+
+Two configurations: ``quick`` (CPU, float64, exact enumeration; the chapter and CI run it) and ``full``
+(GPU, larger model and task; picked automatically when CUDA is available). ``pick_config`` chooses.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+__all__ = [
+    "CONFIGS",
+    "FULL",
+    "QUICK",
+    "GRPOConfig",
+    "ModelConfig",
+    "RunConfig",
+    "SFTConfig",
+    "TaskConfig",
+    "pick_config",
+]
+
+
+@dataclass(frozen=True)
+class TaskConfig:
+    """Digit-sum task: prompt ``a + b =``, answer ``out_len`` digits whose sum is a + b (reward 1)."""
+
+    n_prompts: int = 24  # distinct (a, b) pairs, a, b in 0..9
+    out_len: int = 2  # answer length; the output space has 10**out_len strings
+    noise_min: float = 0.02  # demonstrator noise of the easiest prompt ...
+    noise_max: float = 1.0  # ... and of the hardest (1.0: demonstrations are uniform noise)
+    demos_per_prompt: int = 64  # SFT demonstrations per prompt
+    seed: int = 0
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    d_model: int = 64
+    n_layer: int = 2
+    n_head: int = 4
+
+
+@dataclass(frozen=True)
+class SFTConfig:
+    steps: int = 300
+    lr: float = 3e-3  # full-batch AdamW on all demonstrations
+    weight_decay: float = 0.0
+
+
+@dataclass(frozen=True)
+class GRPOConfig:
+    """Algorithm 1 (Mroueh 2025, §2.4); names follow the paper."""
+
+    n_outer: int = 8  # M: outer iterations n = 1..M (pi_old <- pi_theta at each)
+    mu: int = 40  # inner gradient steps per outer iteration
+    lr: float = 5e-4  # Adam learning rate of the inner steps
+    beta: float = 2.0  # KL coefficient to pi_ref
+    eps: float = 1e-2  # variance smoothing in the stabilised advantage (Eq. 3-4)
+    clip: float | None = None  # PPO clipping epsilon; None = the paper's no-clip objective
+    advantage: str = "paper"  # "paper": (r - p)/sqrt(p(1-p)+eps); "trl": (r - mean)/(std + 1e-4)
+    estimator: str = "exact"  # "exact": enumerate every output; "sampled": G samples per prompt
+    group_size: int = 16  # G (sampled estimator)
+    batch_prompts: int | None = None  # B prompts per outer step (None: all prompts)
+    kl: str = "exact"  # "exact": sequence-level KL by enumeration; "k3": Schulman's per-token k3
+    reset_optimizer: bool = True  # fresh Adam for every inner problem
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    name: str = "quick"
+    task: TaskConfig = field(default_factory=TaskConfig)
+    model: ModelConfig = field(default_factory=ModelConfig)
+    sft: SFTConfig = field(default_factory=SFTConfig)
+    grpo: GRPOConfig = field(default_factory=GRPOConfig)
+    beta_sweep: tuple[float, ...] = (1.0, 4.0)  # extra runs at other beta (main run's beta is added)
+    weak_inner: tuple[tuple[int, float], ...] = ((4, 5e-4), (40, 2e-5))  # (mu, lr) too small
+    sampled_run: bool = True  # also run Algorithm 1 with G samples per prompt and the k3 KL
+    dtype: str = "float32"
+    device: str = "cpu"
+    seed: int = 0
+    threads: int = 1
+
+
+QUICK = RunConfig()
+
+FULL = RunConfig(
+    name="full",
+    task=TaskConfig(n_prompts=100, out_len=3, demos_per_prompt=256),
+    model=ModelConfig(d_model=128, n_layer=4, n_head=4),
+    sft=SFTConfig(steps=1000, lr=1e-3),
+    grpo=GRPOConfig(n_outer=12, mu=100, lr=3e-4, group_size=64),
+    dtype="float32",
+    device="cuda",
+)
+
+CONFIGS: dict[str, RunConfig] = {"quick": QUICK, "full": FULL}
+
+
+def pick_config(name: str | None = None) -> RunConfig:
+    """``quick`` or ``full`` by name; ``None`` or ``"auto"``: ``full`` when CUDA is available, else ``quick``."""
+    if name is None or name == "auto":
+        import torch
+
+        name = "full" if torch.cuda.is_available() else "quick"
+    if name not in CONFIGS:
+        raise ValueError(f"config={name!r} is not known; valid values are 'auto', {', '.join(map(repr, CONFIGS))}")
+    return CONFIGS[name]
+
+
+def with_grpo(cfg: RunConfig, **changes: object) -> RunConfig:
+    """A copy of ``cfg`` with some GRPO hyperparameters changed."""
+    return replace(cfg, grpo=replace(cfg.grpo, **changes))

@@ -1,0 +1,230 @@
+"""The whole §5 experiment: SFT -> pi_ref, GRPO runs, and every prompt's trajectory against theory.
+
+For each run the measured success probabilities p~_n(q) (exact, by enumeration) are compared with the
+recursion p_n = h(p_{n-1}) started at the prompt's own p_ref (``grpo_nb.dynamics.iterate``), and the
+policies with Theorem 1's: ``tv_to_ideal`` is TV(pi~_n, pi_n) (the quantity Assumption 1 bounds) and
+``one_step_tv`` is TV(pi~_n, T(pi~_{n-1})), the inner problem's own error, where T(pi~_{n-1}) is
+Theorem 1's solution of the n-th problem that the network was actually given (its p is p~_{n-1}).
+"""
+
+from __future__ import annotations
+
+import copy
+import time
+from dataclasses import asdict, dataclass, field, replace
+
+import numpy as np
+import torch
+
+from grpo_nb.dynamics.map import iterate
+from grpo_nb.toylm.configs import GRPOConfig, RunConfig
+from grpo_nb.toylm.grpo import GRPOHistory, TaskTensors, train_grpo
+from grpo_nb.toylm.model import TinyLM
+from grpo_nb.toylm.rollout import enumerate_logprobs
+from grpo_nb.toylm.sft import demo_frequencies, entropy_floor, train_sft
+from grpo_nb.toylm.task import N_DIGITS, VOCAB_SIZE, DigitSumTask, make_task
+from grpo_nb.toylm.theory import success_probability, theorem1_logpolicy, total_variation
+
+__all__ = [
+    "ExperimentResult",
+    "RunRecord",
+    "Setup",
+    "compare_with_theory",
+    "prepare",
+    "run_experiment",
+    "run_grpo",
+    "run_plan",
+]
+
+
+@dataclass
+class RunRecord:
+    """One GRPO run: per prompt (columns) and iteration n = 0..M (rows)."""
+
+    label: str
+    grpo: dict
+    p_tilde: np.ndarray  # measured success probability, (M+1, P)
+    p_theory: np.ndarray  # h^n(p_ref), (M+1, P)
+    tv_to_ideal: np.ndarray  # TV(pi~_n, pi_n), (M+1, P)
+    one_step_tv: np.ndarray  # TV(pi~_n, Theorem 1 applied to pi~_{n-1}), (M, P)
+    wall_s: float
+    sampled_tokens: int = 0
+    sampling_s: float = 0.0
+
+    @property
+    def gap(self) -> np.ndarray:
+        """|p~_n - p_n|, (M+1, P)."""
+        return np.abs(self.p_tilde - self.p_theory)
+
+
+@dataclass
+class ExperimentResult:
+    config: RunConfig
+    prompts: list[str]
+    noise: np.ndarray
+    sft_loss: np.ndarray
+    sft_floor: float
+    p_ref: np.ndarray
+    runs: dict[str, RunRecord]
+    timings: dict[str, float] = field(default_factory=dict)
+
+    def to_json(self) -> dict:
+        """Plain-JSON summary: per prompt p_ref, measured and theory trajectories; wall times, throughput."""
+        out = {
+            "config": asdict(self.config),
+            "timings_s": self.timings,
+            "sft_loss": self.sft_loss.tolist(),
+            "sft_entropy_floor": self.sft_floor,
+            "prompts": [
+                {"prompt": q, "demo_noise": float(eta), "p_ref": float(p)}
+                for q, eta, p in zip(self.prompts, self.noise, self.p_ref, strict=True)
+            ],
+            "runs": {},
+        }
+        for key, rec in self.runs.items():
+            out["runs"][key] = {
+                "label": rec.label,
+                "grpo": rec.grpo,
+                "wall_s": rec.wall_s,
+                "rollout_tokens_per_s": rec.sampled_tokens / rec.sampling_s if rec.sampling_s > 0 else None,
+                "per_prompt": [
+                    {
+                        "prompt": q,
+                        "p_ref": float(rec.p_tilde[0, i]),
+                        "p_measured": rec.p_tilde[:, i].tolist(),
+                        "p_theory": rec.p_theory[:, i].tolist(),
+                        "tv_to_ideal": rec.tv_to_ideal[:, i].tolist(),
+                    }
+                    for i, q in enumerate(self.prompts)
+                ],
+            }
+        return out
+
+
+def compare_with_theory(
+    label: str, history: GRPOHistory, logp_ref: np.ndarray, reward: np.ndarray, cfg: GRPOConfig
+) -> RunRecord:
+    """Measured p~_n and pi~_n against h^n(p_ref) and Theorem 1's pi_n (exact, by enumeration)."""
+    n_outer = history.logp.shape[0] - 1
+    p_tilde = np.stack([success_probability(lp, reward) for lp in history.logp])
+    p_ref = success_probability(logp_ref, reward)
+    p_theory = iterate(p_ref, cfg.beta, cfg.eps, n_outer)
+    ideal = [logp_ref] + [
+        theorem1_logpolicy(logp_ref, reward, p_theory[n - 1], cfg.beta, cfg.eps) for n in range(1, n_outer + 1)
+    ]
+    tv = np.stack([total_variation(history.logp[n], ideal[n]) for n in range(n_outer + 1)])
+    one_step = np.stack(
+        [
+            total_variation(history.logp[n], theorem1_logpolicy(logp_ref, reward, p_tilde[n - 1], cfg.beta, cfg.eps))
+            for n in range(1, n_outer + 1)
+        ]
+    )
+    return RunRecord(
+        label=label,
+        grpo=asdict(cfg),
+        p_tilde=p_tilde,
+        p_theory=p_theory,
+        tv_to_ideal=tv,
+        one_step_tv=one_step,
+        wall_s=history.wall_s,
+        sampled_tokens=history.sampled_tokens,
+        sampling_s=history.sampling_s,
+    )
+
+
+def _prompt_text(task: DigitSumTask) -> list[str]:
+    return [f"{a}+{b}=" for a, b in task.prompts[:, [0, 2]]]
+
+
+@dataclass
+class Setup:
+    """Everything the GRPO runs share: the task, pi_ref (network and exact table), SFT record."""
+
+    cfg: RunConfig
+    task: DigitSumTask
+    ref_model: TinyLM
+    tensors: TaskTensors
+    logp_ref: np.ndarray
+    reward: np.ndarray
+    sft_loss: np.ndarray
+    sft_floor: float
+    timings: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def p_ref(self) -> np.ndarray:
+        return success_probability(self.logp_ref, self.reward)
+
+
+def prepare(cfg: RunConfig, progress: bool = True) -> Setup:
+    """The task, its noisy demonstrations, and SFT from scratch: pi_ref (seeded, deterministic)."""
+    device = torch.device(cfg.device if cfg.device != "cuda" or torch.cuda.is_available() else "cpu")
+    dtype = getattr(torch, cfg.dtype)
+    torch.set_num_threads(min(cfg.threads, torch.get_num_threads()))
+    torch.manual_seed(cfg.seed)
+    task = make_task(cfg.task)
+    demo_idx, demo_ans = task.demonstrations(np.random.default_rng(cfg.seed))
+    base = N_DIGITS ** np.arange(task.out_len - 1, -1, -1)
+    freq = demo_frequencies(demo_idx, demo_ans @ base, task.n_prompts, len(task.outputs))
+    model = TinyLM(cfg.model, VOCAB_SIZE, N_DIGITS, task.prompt_len + task.out_len).to(device=device, dtype=dtype)
+    prompts = torch.as_tensor(task.prompts, device=device)
+    outputs = torch.as_tensor(task.outputs, device=device)
+    t0 = time.perf_counter()
+    sft_loss = train_sft(model, prompts, outputs, torch.as_tensor(freq, device=device, dtype=dtype), cfg.sft, progress)
+    sft_s = time.perf_counter() - t0
+    ref_model = copy.deepcopy(model).requires_grad_(False)
+    with torch.no_grad():
+        logp_ref_t = enumerate_logprobs(ref_model, prompts, outputs)
+    reward = task.reward_table()
+    tensors = TaskTensors(prompts, outputs, torch.as_tensor(reward, device=device, dtype=dtype), logp_ref_t)
+    return Setup(
+        cfg,
+        task,
+        ref_model,
+        tensors,
+        logp_ref_t.cpu().numpy(),
+        reward,
+        sft_loss,
+        entropy_floor(freq, task.out_len),
+        {"sft_s": sft_s},
+    )
+
+
+def run_plan(cfg: RunConfig) -> list[tuple[str, str, GRPOConfig]]:
+    """(key, label, GRPO config) of every run: main, beta sweep, too-weak inner problems, sampled."""
+    plan = [("main", f"main (beta={cfg.grpo.beta:g})", cfg.grpo)]
+    plan += [(f"beta={b:g}", f"beta={b:g}", replace(cfg.grpo, beta=b)) for b in cfg.beta_sweep]
+    plan += [(f"mu={m},lr={lr:g}", f"mu={m}, lr={lr:g}", replace(cfg.grpo, mu=m, lr=lr)) for m, lr in cfg.weak_inner]
+    if cfg.sampled_run:
+        g = cfg.grpo.group_size
+        plan.append(("sampled", f"sampled G={g}, k3 KL", replace(cfg.grpo, estimator="sampled", kl="k3")))
+    return plan
+
+
+def run_grpo(setup: Setup, label: str, gcfg: GRPOConfig, seed: int, progress: bool = True) -> RunRecord:
+    """One GRPO run from pi_ref with its own seeded generator, compared with theory."""
+    device = setup.tensors.prompts.device
+    gen = torch.Generator(device=device).manual_seed(seed)
+    torch.manual_seed(seed)
+    policy = copy.deepcopy(setup.ref_model).requires_grad_(True)
+    history = train_grpo(policy, setup.ref_model, setup.tensors, gcfg, gen, progress, desc=label)
+    return compare_with_theory(label, history, setup.logp_ref, setup.reward, gcfg)
+
+
+def run_experiment(cfg: RunConfig, progress: bool = True) -> ExperimentResult:
+    """SFT on noisy demonstrations, then every GRPO run of ``run_plan(cfg)``."""
+    setup = prepare(cfg, progress)
+    timings = dict(setup.timings)
+    runs: dict[str, RunRecord] = {}
+    for i, (key, label, gcfg) in enumerate(run_plan(cfg)):
+        runs[key] = run_grpo(setup, label, gcfg, cfg.seed + 1 + i, progress)
+        timings[f"grpo[{key}]_s"] = runs[key].wall_s
+    return ExperimentResult(
+        cfg,
+        _prompt_text(setup.task),
+        setup.task.noise,
+        setup.sft_loss,
+        setup.sft_floor,
+        setup.p_ref,
+        runs,
+        timings,
+    )

@@ -1,0 +1,182 @@
+"""GRPO with verifiable 0/1 rewards on the toy LM: Algorithm 1 of Mroueh 2025 (§2.4).
+
+Each outer iteration n freezes pi_old <- pi_theta, estimates every prompt's success probability and
+the advantages, then takes ``mu`` Adam steps on the no-clip objective (GRPO-No-Clip; optional PPO
+clipping) minus beta KL(pi_theta || pi_ref). Two estimators:
+
+- ``exact``: every output is enumerated, so p_old(q) is exact and the objective is Eq. (6) itself,
+  sum_o pi_theta(o|q) (omega^+ r - omega^- (1 - r)) - beta KL, with the exact sequence-level KL.
+- ``sampled``: G answers per prompt from pi_old (KV-cache sampling), the group's advantage (paper's
+  stabilised one, Eq. 3, or TRL's), the sequence-level importance ratio pi_theta/pi_old, and the KL
+  either exact or estimated with Schulman's k3 per token (summed over the answer's tokens).
+
+After every outer iteration the whole table log pi_theta(o|q) is recorded for the comparison with theory.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+from tqdm.auto import tqdm
+
+from grpo_nb.toylm.configs import GRPOConfig
+from grpo_nb.toylm.model import TinyLM
+from grpo_nb.toylm.rollout import enumerate_logprobs, sample, token_logprobs
+
+__all__ = [
+    "GRPOHistory",
+    "TaskTensors",
+    "k3_kl",
+    "stabilised_advantage",
+    "train_grpo",
+    "trl_advantage",
+]
+
+
+@dataclass(frozen=True)
+class TaskTensors:
+    """What the trainer needs of the task: prompts (P, T0), outputs (K, L), r(q, o) (P, K), log pi_ref (P, K)."""
+
+    prompts: torch.Tensor
+    outputs: torch.Tensor
+    reward: torch.Tensor
+    logp_ref: torch.Tensor
+
+
+@dataclass
+class GRPOHistory:
+    """log pi_theta_n(o|q) for n = 0..M (shape (M+1, P, K)), inner losses, wall time, sampling counts."""
+
+    logp: np.ndarray
+    inner_loss: np.ndarray
+    wall_s: float
+    sampled_tokens: int = 0
+    sampling_s: float = 0.0
+    step_s: list[float] = field(default_factory=list)
+
+
+def stabilised_advantage(rewards: torch.Tensor, eps: float) -> torch.Tensor:
+    """Eq. (3): (r - p)/sqrt(p(1-p) + eps), p the group's mean reward; ``rewards`` is (B, G)."""
+    p = rewards.mean(dim=1, keepdim=True)
+    return (rewards - p) / torch.sqrt(p * (1.0 - p) + eps)
+
+
+def trl_advantage(rewards: torch.Tensor) -> torch.Tensor:
+    """TRL's group advantage: (r - mean)/(std + 1e-4), std with Bessel's correction; ``rewards`` is (B, G)."""
+    return (rewards - rewards.mean(dim=1, keepdim=True)) / (rewards.std(dim=1, keepdim=True) + 1e-4)
+
+
+def k3_kl(logp: torch.Tensor, logp_ref: torch.Tensor) -> torch.Tensor:
+    """Schulman's k3 estimator of KL(pi || pi_ref) per sampled token: exp(d) - d - 1, d = log pi_ref - log pi."""
+    d = logp_ref - logp
+    return torch.exp(d) - d - 1.0
+
+
+def _exact_kl(logp: torch.Tensor, logp_ref: torch.Tensor) -> torch.Tensor:
+    return (logp.exp() * (logp - logp_ref)).sum(dim=1)
+
+
+def _check(cfg: GRPOConfig) -> None:
+    from grpo_nb.validation import check_beta, check_eps, check_positive_int
+
+    check_beta(cfg.beta)
+    check_eps(cfg.eps)
+    check_positive_int("n_outer", cfg.n_outer)
+    check_positive_int("mu", cfg.mu)
+    check_positive_int("group_size", cfg.group_size, minimum=2)
+    if not (np.isfinite(cfg.lr) and cfg.lr > 0):
+        raise ValueError(f"lr={cfg.lr!r} is out of range; valid range is 0 < lr < inf")
+    if cfg.clip is not None and not (np.isfinite(cfg.clip) and cfg.clip > 0):
+        raise ValueError(f"clip={cfg.clip!r} is out of range; valid range is 0 < clip < inf, or None")
+    for name, value, valid in (
+        ("estimator", cfg.estimator, ("exact", "sampled")),
+        ("advantage", cfg.advantage, ("paper", "trl")),
+        ("kl", cfg.kl, ("exact", "k3")),
+    ):
+        if value not in valid:
+            raise ValueError(f"{name}={value!r} is not valid; valid values are {valid}")
+
+
+def _surrogate(ratio: torch.Tensor, adv: torch.Tensor, clip: float | None) -> torch.Tensor:
+    if clip is None:
+        return ratio * adv
+    return torch.minimum(ratio * adv, ratio.clamp(1.0 - clip, 1.0 + clip) * adv)
+
+
+def train_grpo(
+    model: TinyLM,
+    ref_model: TinyLM,
+    task: TaskTensors,
+    cfg: GRPOConfig,
+    generator: torch.Generator,
+    progress: bool = True,
+    desc: str = "GRPO",
+) -> GRPOHistory:
+    """Algorithm 1 on ``model`` (updated in place); ``ref_model`` is pi_ref (frozen). Returns the history."""
+    _check(cfg)
+    n_prompts = task.prompts.shape[0]
+    b = n_prompts if cfg.batch_prompts is None else min(cfg.batch_prompts, n_prompts)
+    g, out_len = cfg.group_size, task.outputs.shape[1]
+    logps, losses, step_s = [], [], []
+    sampled_tokens, sampling_s = 0, 0.0
+    opt = torch.optim.Adam(model.parameters(), lr=cfg.lr)
+    start = time.perf_counter()
+    for _ in tqdm(range(cfg.n_outer), desc=desc, disable=not progress):
+        t_step = time.perf_counter()
+        with torch.no_grad():
+            logp_old = enumerate_logprobs(model, task.prompts, task.outputs)
+        logps.append(logp_old.cpu().numpy())
+        if cfg.reset_optimizer:
+            opt = torch.optim.Adam(model.parameters(), lr=cfg.lr)
+        batch = torch.randperm(n_prompts, generator=generator)[:b].sort().values.to(task.prompts.device)
+        prompts, logp_ref = task.prompts[batch], task.logp_ref[batch]
+        if cfg.estimator == "exact":
+            reward = task.reward[batch]
+            p_old = (logp_old[batch].exp() * reward).sum(dim=1, keepdim=True)
+            sd = torch.sqrt(p_old * (1.0 - p_old) + cfg.eps)
+            adv_table = ((1.0 - p_old) * reward - p_old * (1.0 - reward)) / sd  # omega^+ r - omega^- (1 - r)
+        else:
+            rep = prompts.repeat_interleave(g, dim=0)
+            t_sample = time.perf_counter()
+            answers = sample(model, rep, out_len, generator)
+            sampling_s += time.perf_counter() - t_sample
+            sampled_tokens += answers.numel()
+            base = model.head.out_features ** torch.arange(out_len - 1, -1, -1, device=answers.device)
+            out_index = (answers * base).sum(dim=1)  # row of the answer in the product-order output table
+            rewards = task.reward[batch.repeat_interleave(g), out_index].view(b, g)
+            adv = stabilised_advantage(rewards, cfg.eps) if cfg.advantage == "paper" else trl_advantage(rewards)
+            adv = adv.reshape(-1)
+            with torch.no_grad():
+                old_lp = token_logprobs(model, rep, answers)
+                ref_lp = token_logprobs(ref_model, rep, answers) if cfg.kl == "k3" else None
+        for _ in range(cfg.mu):
+            if cfg.estimator == "exact":
+                logp = enumerate_logprobs(model, prompts, task.outputs)
+                objective = (logp.exp() * adv_table).sum(dim=1) - cfg.beta * _exact_kl(logp, logp_ref)
+                loss = -objective.mean()
+            else:
+                lp = token_logprobs(model, rep, answers)
+                ratio = torch.exp((lp - old_lp).sum(dim=1))
+                if cfg.kl == "k3":
+                    kl = k3_kl(lp, ref_lp).sum(dim=1).mean()
+                else:
+                    kl = _exact_kl(enumerate_logprobs(model, prompts, task.outputs), logp_ref).mean()
+                loss = -_surrogate(ratio, adv, cfg.clip).mean() + cfg.beta * kl
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+            losses.append(loss.item())
+        step_s.append(time.perf_counter() - t_step)
+    with torch.no_grad():
+        logps.append(enumerate_logprobs(model, task.prompts, task.outputs).cpu().numpy())
+    return GRPOHistory(
+        logp=np.stack(logps),
+        inner_loss=np.asarray(losses),
+        wall_s=time.perf_counter() - start,
+        sampled_tokens=sampled_tokens,
+        sampling_s=sampling_s,
+        step_s=step_s,
+    )

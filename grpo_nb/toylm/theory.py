@@ -1,0 +1,64 @@
+"""The non-parametric side of §5: Theorem 1's policy, total variation, and the gaps of Theorem 5.
+
+Numpy only. Arrays are over prompts (P) and the enumerated outputs (K) of each prompt.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import logsumexp
+
+from grpo_nb.validation import check_beta, check_eps
+
+__all__ = ["omega_weights", "success_probability", "theorem1_logpolicy", "total_variation"]
+
+
+def _check_logp(name: str, logp: object) -> np.ndarray:
+    arr = np.asarray(logp, dtype=float)
+    if arr.ndim != 2 or np.isnan(arr).any() or (arr > 1e-9).any():
+        raise ValueError(f"{name} of shape {arr.shape} is not a (P, K) array of log-probabilities (<= 0, no NaN)")
+    return arr
+
+
+def _check_reward(reward: object, shape: tuple[int, ...]) -> np.ndarray:
+    arr = np.asarray(reward, dtype=float)
+    if arr.shape != shape or not np.isin(arr, (0.0, 1.0)).all():
+        raise ValueError(f"reward of shape {arr.shape} is not a 0/1 array of shape {shape}")
+    return arr
+
+
+def omega_weights(p: object, eps: object) -> tuple[np.ndarray, np.ndarray]:
+    """Eq. (4): omega^+ = (1-p)/sqrt(p(1-p)+eps), omega^- = p/sqrt(p(1-p)+eps)."""
+    eps = check_eps(eps)
+    p = np.asarray(p, dtype=float)
+    if np.isnan(p).any() or (p < 0).any() or (p > 1).any():
+        raise ValueError(f"p={p!r} is out of range; valid range is 0 <= p <= 1")
+    sd = np.sqrt(p * (1.0 - p) + eps)
+    return (1.0 - p) / sd, p / sd
+
+
+def success_probability(logp: object, reward: object) -> np.ndarray:
+    """p(q) = sum_o pi(o|q) r(q, o) (Eq. 7), exactly, from a (P, K) table of log pi."""
+    logp = _check_logp("logp", logp)
+    return (np.exp(logp) * _check_reward(reward, logp.shape)).sum(axis=1)
+
+
+def theorem1_logpolicy(logp_ref: object, reward: object, p_prev: object, beta: object, eps: object) -> np.ndarray:
+    """Theorem 1: log pi_n(o|q) = log pi_ref(o|q) + (omega^+ r - omega^- (1 - r))/beta - log Z_{n-1}(q).
+
+    ``p_prev`` (P,) is the success probability of pi_{n-1}; returns a (P, K) table, normalised per prompt.
+    """
+    logp_ref = _check_logp("logp_ref", logp_ref)
+    reward = _check_reward(reward, logp_ref.shape)
+    beta = check_beta(beta)
+    w_plus, w_minus = omega_weights(np.asarray(p_prev, dtype=float).reshape(-1, 1), eps)
+    tilt = logp_ref + (w_plus * reward - w_minus * (1.0 - reward)) / beta
+    return tilt - logsumexp(tilt, axis=1, keepdims=True)
+
+
+def total_variation(logp_a: object, logp_b: object) -> np.ndarray:
+    """TV(pi_a(.|q), pi_b(.|q)) = 1/2 sum_o |pi_a - pi_b| per prompt, from two (P, K) log tables."""
+    a, b = _check_logp("logp_a", logp_a), _check_logp("logp_b", logp_b)
+    if a.shape != b.shape:
+        raise ValueError(f"logp_a of shape {a.shape} and logp_b of shape {b.shape} differ; they must match")
+    return 0.5 * np.abs(np.exp(a) - np.exp(b)).sum(axis=1)

@@ -1,0 +1,325 @@
+"""Tests of grpo_nb.toylm: the network, exact enumeration, sampling, the task, Theorem 1, Algorithm 1, CLI."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from grpo_nb.dynamics.map import h
+from grpo_nb.toylm import configs
+from grpo_nb.toylm.configs import GRPOConfig, ModelConfig, RunConfig, SFTConfig, TaskConfig, pick_config
+from grpo_nb.toylm.experiment import prepare, run_experiment, run_grpo
+from grpo_nb.toylm.grpo import k3_kl, stabilised_advantage, train_grpo, trl_advantage
+from grpo_nb.toylm.model import TinyLM
+from grpo_nb.toylm.rollout import enumerate_logprobs, sample, sample_naive, token_logprobs
+from grpo_nb.toylm.task import N_DIGITS, VOCAB_SIZE, make_task
+from grpo_nb.toylm.theory import omega_weights, success_probability, theorem1_logpolicy, total_variation
+
+torch.set_num_threads(1)
+
+TINY = RunConfig(
+    name="tiny",
+    task=TaskConfig(n_prompts=4, out_len=2, demos_per_prompt=16),
+    model=ModelConfig(d_model=16, n_layer=1, n_head=2),
+    sft=SFTConfig(steps=30, lr=1e-2),
+    grpo=GRPOConfig(n_outer=2, mu=10, lr=1e-3, group_size=4),
+    beta_sweep=(4.0,),
+    weak_inner=((1, 1e-3),),
+)
+
+
+def _model(out_len: int = 2, seed: int = 0) -> TinyLM:
+    torch.manual_seed(seed)
+    return TinyLM(ModelConfig(d_model=16, n_layer=2, n_head=2), VOCAB_SIZE, N_DIGITS, 4 + out_len).double()
+
+
+def _prompts(n: int = 3) -> torch.Tensor:
+    return torch.as_tensor(make_task(TaskConfig(n_prompts=n)).prompts)
+
+
+# ---------------------------------------------------------------- model and rollouts
+
+
+def test_model_is_causal():
+    model = _model()
+    seq = torch.tensor([[1, 10, 2, 11, 3, 4]])
+    changed = seq.clone()
+    changed[0, -1] = 9
+    a, _ = model(seq)
+    b, _ = model(changed)
+    assert torch.allclose(a[:, :-1], b[:, :-1]) and not torch.allclose(a[:, -1], b[:, -1])
+
+
+def test_kv_cache_matches_full_forward():
+    model = _model()
+    seq = torch.tensor([[1, 10, 2, 11, 3, 4], [5, 10, 6, 11, 7, 8]])
+    full, _ = model(seq)
+    logits, cache = model(seq[:, :4])
+    parts = [logits]
+    for t in range(4, 6):
+        logits, cache = model(seq[:, t : t + 1], cache)
+        parts.append(logits)
+    assert torch.allclose(torch.cat(parts, dim=1), full, atol=1e-10)
+    # a chunk of several new tokens with a cache uses the offset causal mask
+    logits2, _ = model(seq[:, 4:], model(seq[:, :4])[1])
+    assert torch.allclose(logits2, full[:, 4:], atol=1e-10)
+
+
+@pytest.mark.parametrize("out_len", [2, 3])
+def test_enumeration_is_a_distribution_and_matches_teacher_forcing(out_len):
+    model = _model(out_len)
+    task = make_task(TaskConfig(n_prompts=3, out_len=out_len))
+    prompts, outputs = torch.as_tensor(task.prompts), torch.as_tensor(task.outputs)
+    table = enumerate_logprobs(model, prompts, outputs)
+    assert table.shape == (3, 10**out_len)
+    assert torch.allclose(torch.logsumexp(table, dim=1), torch.zeros(3, dtype=table.dtype), atol=1e-10)
+    rows = torch.randint(0, len(outputs), (20,), generator=torch.Generator().manual_seed(0))
+    tf = token_logprobs(model, prompts[[1] * 20], outputs[rows]).sum(dim=1)
+    assert torch.allclose(tf, table[1, rows], atol=1e-10)
+
+
+@pytest.mark.parametrize("sampler", [sample, sample_naive])
+def test_samplers_follow_the_policy(sampler):
+    model = _model()
+    prompts = _prompts(1)
+    n = 1500 if sampler is sample else 300
+    out = sampler(model, prompts.repeat(n, 1), 2, torch.Generator().manual_seed(1))
+    assert out.shape == (n, 2) and out.min() >= 0 and out.max() < N_DIGITS
+    probs = enumerate_logprobs(model, prompts, torch.as_tensor(make_task(TaskConfig()).outputs)).exp()
+    first = probs.detach().view(10, 10).sum(dim=1).numpy()
+    freq = np.bincount(out[:, 0].numpy(), minlength=10) / n
+    assert np.abs(freq - first).max() < 4 * np.sqrt(0.25 / n)
+
+
+def test_sampling_is_seeded():
+    model = _model()
+    prompts = _prompts(2).repeat(8, 1)
+    a = sample(model, prompts, 2, torch.Generator().manual_seed(3))
+    b = sample(model, prompts, 2, torch.Generator().manual_seed(3))
+    assert torch.equal(a, b)
+
+
+# ---------------------------------------------------------------- task
+
+
+def test_task_rewards_and_graded_noise():
+    task = make_task(TaskConfig(n_prompts=10, out_len=2, noise_min=0.0, noise_max=1.0))
+    table = task.reward_table()
+    a, b = task.prompts[:, 0], task.prompts[:, 2]
+    assert np.array_equal(task.targets, a + b)
+    for i in range(task.n_prompts):
+        correct = task.outputs[table[i] == 1]
+        assert (correct.sum(axis=1) == a[i] + b[i]).all()
+        assert table[i].sum() == min(a[i] + b[i], 18 - a[i] - b[i]) + 1
+    assert np.allclose(np.sort(task.noise), np.linspace(0.0, 1.0, 10))
+    idx, ans = task.demonstrations(np.random.default_rng(0))
+    r = task.reward(idx, ans)
+    clean = task.noise[idx] == 0.0
+    assert clean.any() and (r[clean] == 1).all()
+    assert np.array_equal(task.reward(idx, ans), table[idx, ans @ np.array([10, 1])])
+
+
+@pytest.mark.parametrize(
+    ("change", "name"),
+    [
+        ({"n_prompts": 0}, "n_prompts"),
+        ({"n_prompts": 101}, "n_prompts"),
+        ({"out_len": 1}, "out_len"),
+        ({"demos_per_prompt": 0}, "demos_per_prompt"),
+        ({"noise_min": 0.5, "noise_max": 0.2}, "noise_min"),
+        ({"noise_max": 1.5}, "noise_max"),
+        ({"noise_min": float("nan")}, "noise_min"),
+    ],
+)
+def test_task_rejects_bad_config(change, name):
+    with pytest.raises(ValueError, match=name):
+        make_task(replace(TaskConfig(), **change))
+
+
+# ---------------------------------------------------------------- theory (Theorems 1, 2, 5)
+
+tables = st.integers(min_value=0, max_value=2**31 - 1)
+
+
+def _random_tables(seed: int, p: int = 3, k: int = 7) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    logits = rng.normal(scale=2.0, size=(p, k))
+    logp = logits - np.log(np.exp(logits).sum(axis=1, keepdims=True))
+    reward = (rng.random((p, k)) < 0.4).astype(float)
+    reward[:, 0], reward[:, 1] = 1.0, 0.0
+    return logp, reward
+
+
+@settings(deadline=None, max_examples=50)
+@given(tables, st.floats(0.05, 20.0), st.floats(0.0, 1.0), st.floats(0.001, 0.999))
+def test_theorem1_policy_success_is_theorem2_map(seed, beta, eps, p_prev):
+    logp_ref, reward = _random_tables(seed)
+    p_ref = success_probability(logp_ref, reward)
+    logp_n = theorem1_logpolicy(logp_ref, reward, np.full(3, p_prev), beta, eps)
+    assert np.allclose(np.exp(logp_n).sum(axis=1), 1.0)
+    assert np.allclose(success_probability(logp_n, reward), h(p_prev, p_ref, beta, eps), atol=1e-12)
+
+
+@settings(deadline=None, max_examples=50)
+@given(tables, tables)
+def test_success_gap_is_bounded_by_total_variation(seed_a, seed_b):
+    a, reward = _random_tables(seed_a)
+    b, _ = _random_tables(seed_b)
+    gap = np.abs(success_probability(a, reward) - success_probability(b, reward))
+    tv = total_variation(a, b)
+    assert (gap <= tv + 1e-12).all() and (tv <= 1 + 1e-12).all() and np.allclose(total_variation(a, a), 0)
+
+
+def test_omega_weights_are_eq4():
+    w_plus, w_minus = omega_weights(np.array([0.25]), 0.01)
+    sd = np.sqrt(0.25 * 0.75 + 0.01)
+    assert np.allclose(w_plus, 0.75 / sd) and np.allclose(w_minus, 0.25 / sd)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "name"),
+    [
+        ({"beta": 0.0}, "beta"),
+        ({"beta": -1.0}, "beta"),
+        ({"beta": float("nan")}, "beta"),
+        ({"eps": -0.1}, "eps"),
+        ({"p_prev": np.full(3, 1.5)}, "p"),
+        ({"p_prev": np.full(3, np.nan)}, "p"),
+        ({"reward": np.full((3, 7), 0.5)}, "reward"),
+        ({"reward": np.ones((3, 6))}, "reward"),
+        ({"logp_ref": np.zeros(7)}, "logp_ref"),
+        ({"logp_ref": np.full((3, 7), np.nan)}, "logp_ref"),
+        ({"logp_ref": np.ones((3, 7))}, "logp_ref"),
+    ],
+)
+def test_theorem1_rejects_bad_input(kwargs, name):
+    logp_ref, reward = _random_tables(0)
+    args = {"logp_ref": logp_ref, "reward": reward, "p_prev": np.full(3, 0.3), "beta": 1.0, "eps": 0.01}
+    args.update(kwargs)
+    with pytest.raises(ValueError, match=name):
+        theorem1_logpolicy(**args)
+
+
+def test_total_variation_rejects_mismatched_shapes():
+    with pytest.raises(ValueError, match="logp_a"):
+        total_variation(np.zeros((2, 1)), np.zeros((3, 1)))
+
+
+# ---------------------------------------------------------------- GRPO pieces
+
+
+@settings(deadline=None, max_examples=30)
+@given(st.lists(st.integers(0, 1), min_size=4, max_size=4), st.floats(1e-4, 1.0))
+def test_stabilised_advantage_is_eq3(bits, eps):
+    r = torch.tensor([bits], dtype=torch.float64)
+    p = r.mean()
+    adv = stabilised_advantage(r, eps)
+    expected = torch.where(r == 1, (1 - p) / torch.sqrt(p * (1 - p) + eps), -p / torch.sqrt(p * (1 - p) + eps))
+    assert torch.allclose(adv, expected) and abs(float(adv.sum())) < 1e-12
+
+
+def test_trl_advantage_uses_bessel_std_plus_1e4():
+    r = torch.tensor([[1.0, 0.0, 0.0, 0.0]], dtype=torch.float64)
+    std = np.sqrt(((np.array([1, 0, 0, 0]) - 0.25) ** 2).sum() / 3)
+    assert torch.allclose(trl_advantage(r), (r - 0.25) / (std + 1e-4))
+    assert torch.all(trl_advantage(torch.ones(1, 4)) == 0)
+
+
+def test_k3_is_nonnegative_and_zero_on_equality():
+    lp = torch.log(torch.tensor([0.1, 0.5, 0.9]))
+    ref = torch.log(torch.tensor([0.3, 0.5, 0.2]))
+    k3 = k3_kl(lp, ref)
+    assert (k3 >= 0).all() and k3[1] == 0 and (k3[[0, 2]] > 0).all()
+
+
+@pytest.mark.parametrize(
+    ("change", "name"),
+    [
+        ({"beta": 0.0}, "beta"),
+        ({"eps": -1.0}, "eps"),
+        ({"mu": 0}, "mu"),
+        ({"n_outer": 0}, "n_outer"),
+        ({"group_size": 1}, "group_size"),
+        ({"lr": 0.0}, "lr"),
+        ({"lr": float("nan")}, "lr"),
+        ({"clip": -0.2}, "clip"),
+        ({"estimator": "mc"}, "estimator"),
+        ({"advantage": "dr"}, "advantage"),
+        ({"kl": "k2"}, "kl"),
+    ],
+)
+def test_train_grpo_rejects_bad_config(change, name):
+    with pytest.raises(ValueError, match=name):
+        train_grpo(None, None, None, replace(GRPOConfig(), **change), torch.Generator())
+
+
+@pytest.fixture(scope="module")
+def tiny_setup():
+    return prepare(TINY, progress=False)
+
+
+def test_sft_learns_the_demonstrations(tiny_setup):
+    loss = tiny_setup.sft_loss
+    assert loss[-1] < loss[0] and loss[-1] >= tiny_setup.sft_floor - 1e-9
+    assert ((tiny_setup.p_ref > 0) & (tiny_setup.p_ref < 1)).all()
+
+
+def test_exact_grpo_tracks_theory_and_obeys_theorem5(tiny_setup):
+    run = run_grpo(tiny_setup, "t", replace(TINY.grpo, mu=40, lr=3e-3), seed=1, progress=False)
+    assert run.p_tilde.shape == run.p_theory.shape == (3, 4) and run.one_step_tv.shape == (2, 4)
+    assert np.allclose(run.p_tilde[0], tiny_setup.p_ref) and np.allclose(run.tv_to_ideal[0], 0, atol=1e-6)
+    assert (run.gap <= run.tv_to_ideal + 1e-6).all()  # |p~_n - p_n| <= TV(pi~_n, pi_n)
+    assert run.gap.max() < 0.1  # a tiny network, 40 steps: loose but not vacuous
+    weak = run_grpo(tiny_setup, "w", replace(TINY.grpo, mu=1, lr=1e-5), seed=1, progress=False)
+    assert weak.gap[1:].mean() > run.gap[1:].mean()
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"estimator": "sampled", "kl": "k3"},
+        {"estimator": "sampled", "kl": "exact", "advantage": "trl", "clip": 0.2},
+        {"estimator": "sampled", "kl": "k3", "batch_prompts": 2, "reset_optimizer": False},
+    ],
+)
+def test_sampled_grpo_runs(tiny_setup, change):
+    run = run_grpo(tiny_setup, "s", replace(TINY.grpo, **change), seed=2, progress=False)
+    assert np.isfinite(run.p_tilde).all() and ((run.p_tilde >= 0) & (run.p_tilde <= 1)).all()
+
+
+# ---------------------------------------------------------------- configs and CLI
+
+
+def test_pick_config():
+    assert pick_config("quick") is configs.QUICK and pick_config("full") is configs.FULL
+    assert pick_config(None).name == ("full" if torch.cuda.is_available() else "quick")
+    with pytest.raises(ValueError, match="config"):
+        pick_config("huge")
+
+
+def test_cli_writes_summary(tmp_path, monkeypatch, capsys):
+    from grpo_nb.toylm.__main__ import main
+
+    monkeypatch.setitem(configs.CONFIGS, "quick", TINY)
+    out = tmp_path / "summary.json"
+    assert main(["--config", "quick", "--out", str(out), "--no-progress"]) == 0
+    printed = capsys.readouterr().out
+    assert "p_ref" in printed and "sft_s" in printed
+    summary = json.loads(out.read_text())
+    first = summary["runs"]["main"]["per_prompt"][0]
+    assert len(first["p_measured"]) == len(first["p_theory"]) == TINY.grpo.n_outer + 1
+    assert first["p_theory"][0] == pytest.approx(first["p_ref"])
+    assert set(summary["runs"]) == {"main", "beta=4", "mu=1,lr=0.001", "sampled"}
+    assert summary["runs"]["sampled"]["rollout_tokens_per_s"] > 0
+
+
+def test_run_experiment_result_is_deterministic():
+    cfg = replace(TINY, beta_sweep=(), weak_inner=(), sampled_run=False)
+    a, b = run_experiment(cfg, progress=False), run_experiment(cfg, progress=False)
+    assert np.array_equal(a.runs["main"].p_tilde, b.runs["main"].p_tilde)
