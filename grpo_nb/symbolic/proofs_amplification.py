@@ -20,9 +20,9 @@ from scipy.special import logit
 from grpo_nb.dynamics.fixed_points import fixed_points_grid
 from grpo_nb.dynamics.map import h as h_num
 from grpo_nb.dynamics.map import h_prime as h_prime_num
+from grpo_nb.dynamics.paper_bounds import theorem3_condition
 from grpo_nb.symbolic.identity import Identity, check_equal
 from grpo_nb.symbolic.proofs import _OPEN_UNIT, BETA, EPS, P_REF, P_STAR, P, h_expr, variance_term
-from grpo_nb.validation import check_beta, check_eps, check_p_ref
 
 __all__ = [
     "X",
@@ -36,7 +36,6 @@ __all__ = [
     "theorem3_amplification_without_condition",
     "theorem3_case_high_pref",
     "theorem3_case_low_pref",
-    "theorem3_condition_holds",
     "theorem3_fixed_point_logit_gap",
     "theorem3_xi_derivative",
 ]
@@ -215,21 +214,6 @@ def lemma4_cosh_pref(claimed: sp.Expr | None = None) -> list[Identity]:
 # --------------------------------------------------------------------------------------------
 
 
-def theorem3_condition_holds(p_ref: object, beta: object, eps: object) -> np.ndarray:
-    """Theorem 3's condition (2): beta cosh^2(1/(2 beta sqrt(1/4+eps))) >= p_ref(1-p_ref)(2p_ref-1)/(2 V(p_ref)^{3/2}).
-
-    Vectorised; returns a boolean array (condition (2) is only meaningful for p_ref > 1/2). cosh^2 is
-    evaluated in log space so small beta does not overflow.
-    """
-    p_ref, beta, eps = check_p_ref(p_ref), check_beta(beta), check_eps(eps)
-    x = 1.0 / (2.0 * beta * np.sqrt(0.25 + eps))
-    log_cosh = np.logaddexp(x, -x) - np.log(2.0)
-    rhs = p_ref * (1 - p_ref) * (2 * p_ref - 1) / (2.0 * (p_ref * (1 - p_ref) + eps) ** 1.5)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        holds = np.log(beta) + 2 * log_cosh >= np.log(np.where(rhs > 0, rhs, 1.0))
-    return holds | (rhs <= 0)
-
-
 def theorem3_case_low_pref(n_grid: int = 41) -> list[Identity]:
     """Theorem 3 (1), p_ref <= 1/2: f' = h' - 1 < 0 on (0, 1/2), f(0) = h(0) > 0 (printed: f(0) = 1), f(p_ref) > 0,
     so f > 0 on [0, p_ref] and every zero of f (a fixed point) lies above p_ref.
@@ -357,7 +341,7 @@ def theorem3_case_high_pref(n_grid: int = 31) -> list[Identity]:
         cosh2 = np.cosh(np.minimum(1.0 / (2 * be * np.sqrt(0.25 + eps)), 700.0)) ** 2
         slope_bound = pr * (1 - pr) * (2 * pr - 1) / (2 * (pr * (1 - pr) + eps) ** 1.5) / (be * cosh2)
         worst_bound = min(worst_bound, float(np.min((slope_bound - (fp + 1.0)) / slope_bound)))
-        cond = theorem3_condition_holds(pr, be, eps)
+        cond = theorem3_condition(pr, be, eps)
         n_cond += int(cond.sum())
         if cond.any():
             worst_sign = min(worst_sign, float(np.min(-fp[:, cond])))
@@ -418,7 +402,7 @@ def theorem3_amplification_without_condition(n_grid: int = 60) -> Identity:
     grid = fixed_points_grid(pr, be, eps)
     gaps = grid.logits - logit(pr)[..., None]
     worst = float(np.nanmin(gaps))
-    fails = (~theorem3_condition_holds(pr, be, eps)) & (pr > 0.5)
+    fails = (~theorem3_condition(pr, be, eps)) & (pr > 0.5)
     return _grid_identity(
         "every fixed point has logit p* - logit p_ref > 0 (condition (2) not assumed)",
         worst,

@@ -36,6 +36,9 @@ def total_variation(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     if a.shape != b.shape:
         raise ValueError(f"a.shape={a.shape!r} and b.shape={b.shape!r} differ; valid input is two equal shapes")
+    for name, arr in (("a", a), ("b", b)):
+        if not np.all(np.isfinite(arr)) or np.any(arr < 0):
+            raise ValueError(f"{name}={arr!r} is not a probability vector; valid entries are finite and >= 0")
     return 0.5 * np.sum(np.abs(a - b), axis=-1)
 
 
