@@ -327,12 +327,14 @@ def _theorem5_limsup() -> Erratum:
 
 def _divergent() -> Erratum:
     kind = orbit_kind(0.001, 5.0, 1e-5)
+    lowest = fixed_points(0.001, 5.0, 1e-5)[0]
     check = Identity(
-        name="beta = 5, p_ref = 0.001, eps = 1e-5: the orbit is a 2-cycle",
+        name="beta = 5, p_ref = 0.001, eps = 1e-5: the orbit is a 2-cycle around an unstable fixed point",
         lhs=sp.Symbol(kind.kind),
         rhs=sp.Integer(kind.period or 0),
-        holds=kind.kind == "cycle" and kind.period == 2,
+        holds=kind.kind == "cycle" and kind.period == 2 and lowest.slope < -1,
         relation="period",
+        notes=f"lowest fixed point p* = {lowest.p:.4f} with h'(p*) = {lowest.slope:.3f}",
     )
     return Erratum(
         "§4, comment on Figure 5",
