@@ -17,7 +17,7 @@ from grpo_nb.tabular.closed_form import (
     success_probability,
 )
 
-SETTINGS = settings(deadline=None, max_examples=30)
+SETTINGS = settings(deadline=None, max_examples=50)
 
 
 def _instance(seed: int, n: int = 50) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, float]:
@@ -130,3 +130,7 @@ def test_other_bad_inputs() -> None:
         grpo_objective([1.0], [0.5, 0.5], [0.5, 0.5], [1, 0], 1.0, 1e-5)
     with pytest.raises(ValueError, match="p="):
         grpo_weights(1.5, 1e-5)
+    with pytest.raises(ValueError, match="step_size"):
+        solve_grpo_step([0.5, 0.5], [0.5, 0.5], [1, 0], 1.0, 1e-5, step_size=1.5)
+    with pytest.raises(ValueError, match="max_iter"):
+        solve_grpo_step([0.5, 0.5], [0.5, 0.5], [1, 0], 1.0, 1e-5, max_iter=0)

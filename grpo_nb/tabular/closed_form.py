@@ -7,15 +7,14 @@ One exact GRPO iteration (paper Eq. "GRPO Iterations") maximises over policies p
 
 with p the success probability of the previous policy. Theorem 1: the maximiser is the Gibbs policy
 pi(o) ∝ pi_ref(o) exp((w+(p) r(o) - w-(p) (1 - r(o))) / beta). ``grpo_step`` evaluates it in log space;
-``solve_grpo_step`` maximises J numerically (L-BFGS on softmax parameters) without using the closed form, so
+``solve_grpo_step`` maximises J numerically (exponentiated gradient, then Newton) without using the closed form, so
 the two can be compared (Thm 1), and ``success_probabilities`` iterates the step (Thm 2's recursion).
 """
 
 from __future__ import annotations
 
 import numpy as np
-from scipy.optimize import minimize
-from scipy.special import logsumexp, softmax
+from scipy.special import logsumexp
 
 from grpo_nb.validation import check_beta, check_eps, check_p, check_positive_int
 
@@ -130,43 +129,47 @@ def solve_grpo_step(
     beta: float,
     eps: float,
     *,
-    gtol: float = 1e-13,
-    newton_steps: int = 30,
+    step_size: float = 0.3,
+    max_iter: int = 2000,
+    newton_steps: int = 20,
 ) -> np.ndarray:
     """Maximise J(pi) over the simplex numerically, independently of Theorem 1's formula.
 
-    Parametrises pi = softmax(theta) on the support of pi_ref (KL is infinite elsewhere) and runs L-BFGS-B on
-    -J with its exact gradient d(-J)/d theta_k = -pi_k (q_k - <pi, q>), q = dJ/d pi = c - beta (log pi/pi_ref + 1),
-    from the uniform policy; then polishes with equality-constrained Newton steps on the simplex (Hessian
-    diag(-beta/pi), step d = (pi/beta)(q - <pi, q>), halved until pi stays positive and J does not drop).
-    Nothing of the closed form enters.
+    Exponentiated-gradient (mirror) ascent from the uniform policy on the support of pi_ref (KL is infinite
+    elsewhere): log pi <- log pi + eta q, renormalised, with q = dJ/dpi = c - beta (log pi/pi_ref + 1), c the
+    per-outcome score w+ r - w- (1 - r), and eta = step_size / beta (0 < step_size < 1, a contraction with
+    factor 1 - step_size per step), until the update is below 1e-15; then equality-constrained Newton steps on
+    the simplex (Hessian diag(-beta/pi), step (pi/beta)(q - <pi, q>), halved until pi stays positive and J
+    does not drop). Only the gradient and Hessian of J are used, never the Gibbs formula.
     """
     pi_ref, reward, beta, eps, p_prev = _validated(pi_ref, pi_prev, reward, beta, eps)
+    if not (isinstance(step_size, float) and 0 < step_size < 1):
+        raise ValueError(f"step_size={step_size!r} is out of range; valid range is 0 < step_size < 1")
+    max_iter = check_positive_int("max_iter", max_iter)
+    newton_steps = check_positive_int("newton_steps", newton_steps, minimum=0)
     support = pi_ref > 0
     log_ref = np.log(pi_ref[support])
     c = _scores(reward, p_prev, eps)[support]
 
-    def neg_objective(theta: np.ndarray) -> tuple[float, np.ndarray]:
-        log_pi = theta - logsumexp(theta)
-        pi = np.exp(log_pi)
-        q = c - beta * (log_pi - log_ref + 1.0)
-        value = float(pi @ c - beta * pi @ (log_pi - log_ref))
-        return -value, -pi * (q - pi @ q)
+    def gradient(log_pi: np.ndarray) -> np.ndarray:
+        return c - beta * (log_pi - log_ref + 1.0)
 
-    res = minimize(
-        neg_objective,
-        np.zeros(int(support.sum())),
-        jac=True,
-        method="L-BFGS-B",
-        options={"gtol": gtol, "ftol": 1e-15, "maxiter": 20_000, "maxcor": 30},
-    )
-    pi = softmax(res.x)
+    log_pi = np.full(int(support.sum()), -np.log(support.sum()))
+    eta = step_size / beta
+    for _ in range(max_iter):
+        new = log_pi + eta * gradient(log_pi)
+        new -= logsumexp(new)
+        done = np.max(np.abs(new - log_pi)) < 1e-15
+        log_pi = new
+        if done:
+            break
+    pi = np.exp(log_pi)
 
     def objective(x: np.ndarray) -> float:
         return float(x @ c - beta * x @ (np.log(x) - log_ref))
 
     for _ in range(newton_steps):
-        q = c - beta * (np.log(pi) - log_ref + 1.0)
+        q = gradient(np.log(pi))
         step = pi / beta * (q - pi @ q)
         t, value = 1.0, objective(pi)
         while t > 1e-12:
