@@ -20,7 +20,7 @@ def plot_algorithm1_run(
 ) -> Figure:
     """True success probability p_n (solid), the group estimate p_hat used at iteration n (crosses) and the
     exact recursion p_n = h(p_{n-1}) (dotted), one colour per prompt. Shapes (M+1, Q), (M, Q), (M+1, Q)."""
-    fig, ax = plt.subplots(figsize=(6.4, 3.8), layout="constrained")
+    fig, ax = plt.subplots(figsize=(8.4, 3.8), layout="constrained")
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     n = np.arange(p_true.shape[0])
     for q, label in enumerate(labels):
@@ -29,11 +29,12 @@ def plot_algorithm1_run(
         if p_hat.size:
             ax.plot(n[:-1], p_hat[:, q], color=c, ls="none", marker="x", ms=6)
         ax.plot(n, p_theory[:, q], color=c, ls=":", lw=1.5)
-    ax.plot([], [], color="k", ls="none", marker="x", label=r"group estimate $\hat p = k/G$")
+    if p_hat.size:
+        ax.plot([], [], color="k", ls="none", marker="x", label=r"group estimate $\hat p = k/G$")
     ax.plot([], [], color="k", ls=":", label=r"Thm 2: $p_n = h(p_{n-1})$")
     ax.set_xlabel("outer iteration n")
     ax.set_ylabel("probability of success")
     ax.set_ylim(-0.02, 1.02)
     ax.set_title(title, fontsize=10)
-    ax.legend(fontsize=7, loc="lower right")
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     return fig

@@ -160,8 +160,11 @@ def grpo_surrogate(
     ratio = np.exp(log_pi[rows, outcomes] - log_old[rows, outcomes])
     value = np.sum(weights * clipped_term(ratio, advantages, clip_eps), axis=-1)
     coef = weights * clipped_term_slope(ratio, advantages, clip_eps) * ratio  # d/d log pi(o_i)
-    grad = np.zeros_like(pi)
-    np.add.at(grad, (np.broadcast_to(rows, outcomes.shape), outcomes), coef)
+    if outcomes.shape == pi.shape and (outcomes == np.arange(pi.shape[1])).all():
+        grad = coef.copy()  # one term per outcome, in order (exact expectations or per-outcome counts)
+    else:
+        grad = np.zeros_like(pi)
+        np.add.at(grad, (np.broadcast_to(rows, outcomes.shape), outcomes), coef)
     grad -= pi * coef.sum(axis=-1, keepdims=True)
     kl = np.sum(pi * (log_pi - log_ref), axis=-1)
     value = value - beta * kl
