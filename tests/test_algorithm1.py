@@ -110,7 +110,9 @@ def test_zero_iterations() -> None:
         ({"beta": 0.0}, r"beta=0.0 is out of range"),
         ({"beta": np.nan}, r"beta=nan"),
         ({"eps": -1.0}, r"eps=-1.0 is out of range"),
-        ({"eps": 0.0}, r"eps=0.0 is out of range for sampled groups"),
+        ({"eps": 0.0}, r"eps=0.0 is out of range for Algorithm 1"),
+        ({"eps": 0.0, "exact": True}, r"eps=0.0 is out of range for Algorithm 1"),
+        ({"beta": 1e3, "lr": 0.5}, r"lr=0.5 is out of range for beta=1000.0.*2/beta"),
         ({"G": 0}, r"G=0 is out of range"),
         ({"G": 2.5}, r"G=2.5"),
         ({"mu": 0}, r"mu=0 is out of range"),
@@ -154,3 +156,16 @@ def test_contrastive_split_ratio_is_odds(p: float, seed: int) -> None:
     assert np.allclose(ratio, (1 - p) / p, rtol=1e-2)
     assert np.allclose(split.dp_pull_successes + split.dp_push_failures, split.dp_step, rtol=1e-2)
     assert (split.dp_step > 0).all()
+
+
+@pytest.mark.parametrize("beta", [1e-3, 1.0, 1e3])
+@pytest.mark.parametrize("eps", [1e-12, 1e-5, 1.0])
+@pytest.mark.parametrize("exact", [True, False])
+def test_no_nan_or_overflow_at_extremes(beta: float, eps: float, exact: bool) -> None:
+    task = make_task([1e-9, 0.3, 1 - 1e-9], n_outcomes=6, seed=0)
+    with np.errstate(all="raise"):
+        run = algorithm1(task, beta=beta, eps=eps, G=8, mu=50, n_iterations=3, exact=exact)
+    assert np.isfinite(run.logits).all() and np.isfinite(run.kl).all()
+    assert ((run.p_true >= 0) & (run.p_true <= 1)).all()
+    if beta == 1e3:  # a strong KL keeps the policy at the reference
+        assert np.allclose(run.p_true[-1], task.p_ref, atol=1e-2)

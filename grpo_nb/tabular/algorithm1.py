@@ -196,7 +196,7 @@ def algorithm1(
     eps: float,
     G: int = 8,
     mu: int = 10,
-    lr: float = 0.5,
+    lr: float | None = None,
     n_iterations: int = 5,
     clip_eps: float | None = None,
     exact: bool = False,
@@ -205,21 +205,30 @@ def algorithm1(
 ) -> Algorithm1Run:
     """Run Algorithm 1 for ``n_iterations`` outer steps from pi_theta = pi_ref (lines 1-2).
 
-    ``G`` samples per prompt (ignored when ``exact``), ``mu`` inner gradient-ascent steps of size ``lr`` on the
-    logits, KL coefficient ``beta``, variance smoothing ``eps`` (Eq. 4), clip range ``clip_eps`` (None: no
+    ``G`` samples per prompt (ignored when ``exact``); ``mu`` inner gradient-ascent steps of size ``lr`` on the
+    logits (default 0.5/max(1, beta); at most 2/beta, beyond which the KL term alone makes the steps diverge);
+    KL coefficient ``beta``; variance smoothing ``eps > 0`` (Eq. 4); clip range ``clip_eps`` (None: no
     clipping, the GRPO-No-Clip objective that TRL implements). Seeded by ``seed``.
     """
     if not isinstance(task, TabularTask):
         raise ValueError(f"task={task!r} is not a TabularTask; build one with make_task or TabularTask(...)")
     beta_f, eps_f = float(check_beta(beta)), float(check_eps(eps))
-    if not exact and eps_f == 0:
-        raise ValueError("eps=0.0 is out of range for sampled groups (p_hat can be 0 or 1); valid range is eps > 0")
+    if eps_f == 0:
+        raise ValueError(
+            "eps=0.0 is out of range for Algorithm 1 (p_hat, or in float64 even the exact p, can be 0 or 1, "
+            "where the unsmoothed weights are undefined); valid range is eps > 0"
+        )
     G = check_positive_int("G", G)
     mu = check_positive_int("mu", mu)
     n_iterations = check_positive_int("n_iterations", n_iterations, minimum=0)
-    lr_arr = np.asarray(lr, dtype=float)
+    lr_arr = np.asarray(0.5 / max(1.0, beta_f) if lr is None else lr, dtype=float)
     if lr_arr.ndim or not (np.isfinite(lr_arr) and lr_arr > 0):
-        raise ValueError(f"lr={lr!r} is out of range; valid range is 0 < lr < inf")
+        raise ValueError(f"lr={lr!r} is out of range; valid range is 0 < lr <= 2/beta")
+    if lr_arr * beta_f > 2.0:
+        raise ValueError(
+            f"lr={lr!r} is out of range for beta={beta_f!r}: gradient ascent on the KL term (curvature up to beta "
+            f"in the logits) would diverge; valid range is 0 < lr <= 2/beta = {2.0 / beta_f:.4g}"
+        )
     clip = np.inf if clip_eps is None else float(check_clip_eps(clip_eps))
     rng = np.random.default_rng(seed)
 
