@@ -136,6 +136,7 @@ def test_mp_orbit_matches_float64_orbit_on_a_stable_cycle() -> None:
         (critical_orbit_logit, (1e-3, -2.0, 1e-5, 3), {}, "beta"),
         (critical_orbit_logit, (1e-3, 2.0, 1e-5, -1), {}, "n"),
         (doubling_betas, (1e-3, 1e-5, [1.0, 2.0]), {}, "superstable"),
+        (doubling_betas, (1e-2, 1e-5, [0.435]), {}, "superstable"),
         (feigenbaum_ratios, ([1.0, 2.0],), {}, "betas"),
         (feigenbaum_ratios, ([1.0, 3.0, 2.0],), {}, "monotone"),
         (separation_test, (1e-4, 5.2, 1e-5), {"delta0": 0.1}, "delta0"),

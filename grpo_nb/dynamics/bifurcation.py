@@ -257,9 +257,17 @@ def doubling_betas(p_ref: object, eps: object, superstable: np.ndarray) -> np.nd
     a = float(logit(p_ref))
 
     def fixed_point_multiplier(beta: float) -> float:
+        if float(logit_map(0.0, a, beta, eps)) >= 0.0:  # no fixed point below 1/2: nothing to double
+            return 0.0
         z = brentq(lambda x: float(logit_map(x, a, beta, eps)) - x, a, 0.0, xtol=1e-14)
         return -float(np.exp(log_abs_logit_map_derivative(z, beta, eps)))
 
+    if not fixed_point_multiplier(float(r[0])) < -1.0:
+        raise ValueError(
+            f"superstable={superstable!r} is invalid for p_ref={p_ref!r}, eps={eps!r}: the fixed point below 1/2 is "
+            "stable (or absent) at R_1, so R_1 does not lie on a cascade born from it; valid: the R_k of "
+            "superstable_betas where the fixed point below 1/2 loses stability by period doubling"
+        )
     hi = 2.0 * r[0]
     while fixed_point_multiplier(hi) < -1.0:
         hi *= 2.0

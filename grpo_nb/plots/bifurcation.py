@@ -76,7 +76,7 @@ def plot_bifurcation_diagrams(
     """
     n = len(diagrams)
     fig, axes = plt.subplots(
-        2, n, figsize=(3.6 * n + 0.6, 5.4), layout="constrained", sharex="col", squeeze=False,
+        2, n, figsize=(max(3.6 * n + 0.6, 7.0), 5.4), layout="constrained", sharex="col", squeeze=False,
         gridspec_kw={"height_ratios": [2.2, 1.0]},
     )  # fmt: skip
     lo, hi = logit_range
@@ -148,10 +148,15 @@ def plot_separation(result: SeparationResult, lyapunov: float, title: str = "") 
 
 
 def plot_finite_group_orbits(orbits: Mapping[str, np.ndarray], title: str = "") -> Figure:
-    """Success probability p_n against the iteration n (log scale in p) for exact and finite-group recursions."""
+    """Success probability p_n against the iteration n (logit scale) for exact and finite-group recursions.
+
+    A series whose label starts with "exact" is drawn as a black dashed reference line on top."""
     fig, ax = plt.subplots(figsize=(6.4, 3.6), layout="constrained")
     for label, p in orbits.items():
-        ax.plot(np.arange(p.size), p, marker="o", ms=2, lw=0.8, label=label)
+        if label.startswith("exact"):  # the noiseless reference: on top, in black
+            ax.plot(np.arange(p.size), p, color="black", ls="--", lw=1.0, label=label, zorder=5)
+        else:
+            ax.plot(np.arange(p.size), p, marker="o", ms=2, lw=0.8, label=label)
     ax.set_yscale("logit")
     ax.set_xlabel("GRPO iteration n")
     ax.set_ylabel(r"$p_n$ (logit scale)")
