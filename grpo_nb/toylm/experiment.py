@@ -132,10 +132,6 @@ def compare_with_theory(
     )
 
 
-def _prompt_text(task: DigitSumTask) -> list[str]:
-    return [f"{a}+{b}=" for a, b in task.prompts[:, [0, 2]]]
-
-
 @dataclass
 class Setup:
     """Everything the GRPO runs share: the task, pi_ref (network and exact table), SFT record."""
@@ -220,7 +216,7 @@ def run_experiment(cfg: RunConfig, progress: bool = True) -> ExperimentResult:
         timings[f"grpo[{key}]_s"] = runs[key].wall_s
     return ExperimentResult(
         cfg,
-        _prompt_text(setup.task),
+        setup.task.prompts_text,
         setup.task.noise,
         setup.sft_loss,
         setup.sft_floor,

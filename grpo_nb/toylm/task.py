@@ -44,6 +44,11 @@ class DigitSumTask:
         return int(self.outputs.shape[1])
 
     @property
+    def prompts_text(self) -> list[str]:
+        """The prompts as text, ``"a+b="``."""
+        return [f"{a}+{b}=" for a, b in self.prompts[:, [0, 2]]]
+
+    @property
     def prompt_len(self) -> int:
         return int(self.prompts.shape[1])
 
