@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 from dataclasses import replace
 
@@ -291,14 +292,36 @@ def test_exact_grpo_tracks_theory_and_obeys_theorem5(tiny_setup):
 def test_sampled_grpo_runs(tiny_setup, change):
     run = run_grpo(tiny_setup, "s", replace(TINY.grpo, **change), seed=2, progress=False)
     assert np.isfinite(run.p_tilde).all() and ((run.p_tilde >= 0) & (run.p_tilde <= 1)).all()
+    assert run.sampled_tokens == TINY.grpo.n_outer * min(change.get("batch_prompts") or 4, 4) * 4 * 2
+
+
+def test_naive_sampler_plugs_into_grpo(tiny_setup):
+    policy = copy.deepcopy(tiny_setup.ref_model).requires_grad_(True)
+    gcfg = replace(TINY.grpo, n_outer=1, mu=1, estimator="sampled", kl="k3")
+    hist = train_grpo(
+        policy,
+        tiny_setup.ref_model,
+        tiny_setup.tensors,
+        gcfg,
+        torch.Generator().manual_seed(0),
+        progress=False,
+        sampler=sample_naive,
+    )
+    assert hist.sampled_tokens == 4 * 4 * 2 and len(hist.step_s) == 1
 
 
 # ---------------------------------------------------------------- configs and CLI
 
 
-def test_pick_config():
+def test_pick_config(monkeypatch):
     assert pick_config("quick") is configs.QUICK and pick_config("full") is configs.FULL
+    monkeypatch.delenv("GRPO_NB_TOYLM_CONFIG", raising=False)
     assert pick_config(None).name == ("full" if torch.cuda.is_available() else "quick")
+    monkeypatch.setenv("GRPO_NB_TOYLM_CONFIG", "full")
+    assert pick_config("auto") is configs.FULL
+    monkeypatch.setenv("GRPO_NB_TOYLM_CONFIG", "huge")
+    with pytest.raises(ValueError, match="config"):
+        pick_config()
     with pytest.raises(ValueError, match="config"):
         pick_config("huge")
 

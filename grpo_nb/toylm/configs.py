@@ -85,11 +85,9 @@ QUICK = RunConfig()
 
 FULL = RunConfig(
     name="full",
-    task=TaskConfig(n_prompts=100, out_len=3, demos_per_prompt=256),
-    model=ModelConfig(d_model=128, n_layer=4, n_head=4),
-    sft=SFTConfig(steps=1000, lr=1e-3),
-    grpo=GRPOConfig(n_outer=12, mu=100, lr=3e-4, group_size=64),
-    dtype="float32",
+    task=TaskConfig(n_prompts=32, out_len=3, demos_per_prompt=128),  # 1000 answers per prompt
+    sft=SFTConfig(steps=400),
+    grpo=GRPOConfig(n_outer=10, group_size=32),
     device="cuda",
 )
 
@@ -97,11 +95,15 @@ CONFIGS: dict[str, RunConfig] = {"quick": QUICK, "full": FULL}
 
 
 def pick_config(name: str | None = None) -> RunConfig:
-    """``quick`` or ``full`` by name; ``None`` or ``"auto"``: ``full`` when CUDA is available, else ``quick``."""
+    """``quick`` or ``full`` by name. ``None`` or ``"auto"``: the environment variable ``GRPO_NB_TOYLM_CONFIG``
+    if set, else ``full`` when CUDA is available and ``quick`` otherwise (a ``full`` run without a GPU runs on
+    the CPU)."""
     if name is None or name == "auto":
+        import os
+
         import torch
 
-        name = "full" if torch.cuda.is_available() else "quick"
+        name = os.environ.get("GRPO_NB_TOYLM_CONFIG") or ("full" if torch.cuda.is_available() else "quick")
     if name not in CONFIGS:
         raise ValueError(f"config={name!r} is not known; valid values are 'auto', {', '.join(map(repr, CONFIGS))}")
     return CONFIGS[name]

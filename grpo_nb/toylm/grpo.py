@@ -16,6 +16,7 @@ After every outer iteration the whole table log pi_theta(o|q) is recorded for th
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -114,8 +115,13 @@ def train_grpo(
     generator: torch.Generator,
     progress: bool = True,
     desc: str = "GRPO",
+    sampler: Callable[[TinyLM, torch.Tensor, int, torch.Generator], torch.Tensor] = sample,
 ) -> GRPOHistory:
-    """Algorithm 1 on ``model`` (updated in place); ``ref_model`` is pi_ref (frozen). Returns the history."""
+    """Algorithm 1 on ``model`` (updated in place); ``ref_model`` is pi_ref (frozen). Returns the history.
+
+    ``sampler`` draws the G answers of the sampled estimator (``rollout.sample``: batched with a KV
+    cache; the benchmark swaps in ``rollout.sample_naive``).
+    """
     _check(cfg)
     n_prompts = task.prompts.shape[0]
     b = n_prompts if cfg.batch_prompts is None else min(cfg.batch_prompts, n_prompts)
@@ -141,7 +147,7 @@ def train_grpo(
         else:
             rep = prompts.repeat_interleave(g, dim=0)
             t_sample = time.perf_counter()
-            answers = sample(model, rep, out_len, generator)
+            answers = sampler(model, rep, out_len, generator)
             sampling_s += time.perf_counter() - t_sample
             sampled_tokens += answers.numel()
             base = model.head.out_features ** torch.arange(out_len - 1, -1, -1, device=answers.device)
