@@ -18,7 +18,12 @@ from grpo_nb.dynamics.bifurcation import (
     superstable_betas,
 )
 from grpo_nb.dynamics.fixed_points import fixed_points
-from grpo_nb.dynamics.high_precision import mp_logit_orbit, mp_lyapunov, separation_test
+from grpo_nb.dynamics.high_precision import (
+    mp_logit_orbit,
+    mp_lyapunov,
+    renormalised_separation_rate,
+    separation_test,
+)
 from grpo_nb.dynamics.map import iterate_logit
 from grpo_nb.dynamics.orbits import KIND_CHAOTIC, classify_orbits, orbit_kind
 
@@ -108,6 +113,13 @@ def test_high_precision_confirms_chaos() -> None:
     assert np.allclose(res2.log_separation[:, : m + 1], res.log_separation[:2, : m + 1], atol=1e-9)
 
 
+def test_renormalised_rate_is_the_lyapunov_exponent() -> None:
+    for case, rel in ((CHAOTIC_CASE, 0.02), (TWO_CYCLE_CASE, 1e-6)):
+        lam = orbit_kind(*case, n_lyapunov=20000).lyapunov
+        rate = renormalised_separation_rate(*case, n=3000)
+        assert abs(rate - lam) <= rel * abs(lam)
+
+
 def test_high_precision_control_two_cycle_contracts() -> None:
     k = orbit_kind(*TWO_CYCLE_CASE)
     res = separation_test(*TWO_CYCLE_CASE, n_pairs=2, n_steps=200, dps=60)
@@ -145,6 +157,9 @@ def test_mp_orbit_matches_float64_orbit_on_a_stable_cycle() -> None:
         (separation_test, (1e-4, 0.0, 1e-5), {}, "beta"),
         (separation_test, (1e-4, 5.2, 1e-5), {"dps": 5}, "dps"),
         (mp_lyapunov, (1e-4, 5.2, -1.0), {}, "eps"),
+        (renormalised_separation_rate, (1e-4, 5.2, 1e-5), {"renormalise_at": 0.5}, "renormalise_at"),
+        (renormalised_separation_rate, (1e-4, 5.2, 1e-5), {"delta0": 1.0}, "delta0"),
+        (renormalised_separation_rate, (1e-4, 5.2, 1e-5), {"n": 0}, "n"),
         (mp_logit_orbit, (1.0, 5.2, 1e-5, 3), {}, "p_ref"),
         (mp_logit_orbit, (0.1, [5.2, 1.0], 1e-5, 3), {}, "beta"),
     ],
@@ -159,3 +174,14 @@ def test_chaotic_band_is_classified_chaotic_not_cycle() -> None:
     s = classify_orbits(1e-4, beta, 1e-5)
     assert np.all((s.kind == KIND_CHAOTIC) | (s.period >= 1))
     assert np.all(s.lyapunov[s.kind == KIND_CHAOTIC] > 0)
+
+
+def test_widget_draws_without_error() -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from grpo_nb.widgets.bifurcation import bifurcation_explorer
+
+    w = bifurcation_explorer(n_beta=40).widget
+    w.f(**w.kwargs)  # interact swallows exceptions outside IPython: call the drawing function directly
+    w.f(log10_p_ref=-0.31, eps=1e-2)

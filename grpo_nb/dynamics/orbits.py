@@ -15,7 +15,8 @@ and the Lyapunov exponent of an orbit is the orbit average of log|g'(z_n)|.
 The orbit is computed in float64 logits, so a fixed point at p = 1 - 1e-300 keeps its logit (~690).
 With eps = 0 the map grows like exp(|z|/2)/beta and an orbit may run off to z = +inf; it then converges
 super-exponentially fast to p = 1 (in p coordinates h'(p) -> 0 there), and it is reported as a fixed
-point at logit +inf with Lyapunov exponent -inf.
+point at logit +inf with Lyapunov exponent -inf. (h itself is undefined at p = 1 when eps = 0, Remark 1:
+p = 1 is the limit of such an orbit, which never reaches it; every finite iterate is well defined.)
 """
 
 from __future__ import annotations

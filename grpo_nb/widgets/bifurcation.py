@@ -24,7 +24,7 @@ def bifurcation_explorer(
     eps_options = sorted({1e-5, 1e-4, 1e-3, 1e-2, 1e-1, float(eps)})
 
     def draw(log10_p_ref: float = float(np.log10(p_ref)), eps: float = float(eps)) -> None:
-        d = bifurcation_diagram(10.0**log10_p_ref, eps, beta, transient=2000, n_lyapunov=1024, n_keep=96)
+        d = bifurcation_diagram(10.0**log10_p_ref, eps, beta, transient=2000, n_lyapunov=1024, n_keep=64, max_period=32)
         fig = plot_bifurcation_diagrams([d])
         plt.show()
         plt.close(fig)
