@@ -346,3 +346,14 @@ def test_run_experiment_result_is_deterministic():
     cfg = replace(TINY, beta_sweep=(), weak_inner=(), sampled_run=False)
     a, b = run_experiment(cfg, progress=False), run_experiment(cfg, progress=False)
     assert np.array_equal(a.runs["main"].p_tilde, b.runs["main"].p_tilde)
+
+
+def test_trajectory_explorer_draws_a_run(tiny_setup):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from grpo_nb.widgets.toylm import trajectory_explorer
+
+    run = run_grpo(tiny_setup, "t", replace(TINY.grpo, n_outer=1, mu=1), seed=0, progress=False)
+    widget = trajectory_explorer({"main": run}, tiny_setup.task.prompts_text)
+    assert widget is not None

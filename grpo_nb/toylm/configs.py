@@ -86,7 +86,7 @@ QUICK = RunConfig()
 FULL = RunConfig(
     name="full",
     task=TaskConfig(n_prompts=32, out_len=3, demos_per_prompt=128),  # 1000 answers per prompt
-    sft=SFTConfig(steps=400),
+    sft=SFTConfig(steps=800),
     grpo=GRPOConfig(n_outer=10, group_size=32),
     device="cuda",
 )
