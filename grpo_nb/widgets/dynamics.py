@@ -114,7 +114,8 @@ def draw_cobweb(p_ref: float = 0.001, beta: float = 5.0, eps: float = 1e-5, n: i
     p_fps = [(fp.p, fp.stable) for fp in fps]
     params = rf"$\beta$ = {beta:g}, $p_{{ref}}$ = {p_ref:g}, $\varepsilon$ = {eps:g}"
     plot_cobweb(p, hp, expit(z_show), p_fps, ax=axes[0], xlabel="p", title=params, xlim=(0.0, 1.0))
-    top = float(min(1.0, max(1.5 * float(expit(z_show).max()), 0.02)))
+    settled = expit(z_show[len(z_show) // 2 :])  # zoom on where the orbit settles, not on its transient
+    top = float(min(1.0, max(1.5 * float(settled.max()), 0.02)))
     plot_cobweb(p, hp, expit(z_show), p_fps, ax=axes[1], xlabel="p", title=f"zoom on [0, {top:.3g}]", xlim=(0.0, top))
     finite = [fp.logit for fp in fps if abs(fp.logit) < 1e4]
     lo = min(float(z_show.min()), *finite, float(logit(p_ref))) - 2.0
