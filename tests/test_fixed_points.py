@@ -142,6 +142,17 @@ def test_extreme_ranges_have_no_nan_or_overflow() -> None:
     assert (grid.counts[..., 1:] >= 1).all()
 
 
+@pytest.mark.parametrize("eps", [5e-324, 1e-300, 1e-200, 1e-100])
+def test_tiny_positive_eps_still_finds_the_fixed_points(eps: float) -> None:
+    for p_ref, beta in [(0.5, 1.0), (0.001, 5.0), (1e-9, 1e-3), (1 - 1e-9, 1e3)]:
+        fps = fixed_points(p_ref, beta, eps)
+        assert len(fps) in (1, 3) and fps[-1].stable
+        assert fps[-1].logit == pytest.approx(logit(p_ref) + 1 / (beta * np.sqrt(eps)), rel=1e-9)
+        for fp in fps:
+            assert abs(_residual(fp.logit, p_ref, beta, eps)) <= 1e-9 * max(1.0, abs(fp.logit))
+            assert np.isfinite(fp.slope)
+
+
 def test_logit_map_slope_is_sinh_for_eps_zero() -> None:
     z = np.linspace(-5, 5, 11)
     np.testing.assert_allclose(logit_map_slope(z, 2.0, 0.0), np.sinh(z / 2) / 2.0)

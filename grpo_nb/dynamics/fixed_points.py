@@ -80,7 +80,9 @@ def logit_map_slope(z: np.ndarray, beta: np.ndarray, eps: np.ndarray) -> np.ndar
     v = bernoulli_variance_of_logit(z)
     with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
         safe_eps = np.where(eps > 0, eps, 1.0)
-        smooth = v * np.tanh(0.5 * z) / (2.0 * beta * (v + safe_eps) ** 1.5)
+        total = v + safe_eps
+        # (v/(v+eps)) tanh / (2 beta sqrt(v+eps)): no underflow of (v+eps)^1.5 for eps down to 5e-324
+        smooth = (v / total) * np.tanh(0.5 * z) / (2.0 * beta * np.sqrt(total))
         return np.where(eps > 0, smooth, np.sinh(0.5 * z) / beta)
 
 
@@ -126,7 +128,7 @@ def monotone_brackets(a: np.ndarray, beta: np.ndarray, eps: np.ndarray) -> np.nd
     """Breakpoints b0 = 0 <= b1 <= b2 <= b3 of z > 0 between which F(z) = g(z) - z is monotone.
 
     Shape (4, *broadcast). For eps > 0 with max g' > 1 these are 0, the two roots of g' = 1 and an upper bound
-    a + 1/(beta sqrt eps) + 1 on every root; otherwise the empty pieces have b_i = b_{i+1}. Inputs already validated.
+    a + 1/(beta sqrt eps) (plus a margin) on every root; otherwise empty pieces have b_i = b_{i+1}. Inputs validated.
     """
     a, beta, eps = (np.asarray(x, dtype=float) for x in np.broadcast_arrays(a, beta, eps))
     smooth = eps > 0
@@ -137,7 +139,8 @@ def monotone_brackets(a: np.ndarray, beta: np.ndarray, eps: np.ndarray) -> np.nd
     t_star = np.sqrt(1.0 - w_star)
     z_peak = 2.0 * np.log1p(t_star) - np.log(w_star)
     peak_above_one = smooth & (logit_map_slope(z_peak, beta, safe_eps) > 1.0)
-    z_top = a + 1.0 / (beta * np.sqrt(safe_eps)) + 1.0  # every root lies below a + 1/(beta sqrt eps)
+    cap = a + 1.0 / (beta * np.sqrt(safe_eps))  # every root lies below the cap; margin survives rounding at 1e150
+    z_top = cap + 1.0 + 1e-12 * np.abs(cap)
     # beyond z_tail, g' <= exp(-z) / (2 beta eps^1.5) < 1
     z_tail = np.maximum(z_peak, -np.log(2.0 * beta) - 1.5 * np.log(safe_eps)) + 1.0
     args = (beta, safe_eps)

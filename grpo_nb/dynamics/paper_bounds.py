@@ -66,7 +66,11 @@ def theorem4_beta_bound(p_star: object, eps: object) -> np.ndarray:
     eps = check_eps(eps)
     p = check_p(p_star, eps, name="p_star")
     v = p * (1.0 - p)
-    return v * np.abs(2.0 * p - 1.0) / (2.0 * (v + eps) ** 1.5)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        total = v + eps  # written as (v/(v+eps)) |2p-1| / (2 sqrt(v+eps)) so tiny v + eps does not underflow
+        return np.where(
+            total > 0, (v / np.where(total > 0, total, 1.0)) * np.abs(2.0 * p - 1.0) / (2.0 * np.sqrt(total)), 0.0
+        )
 
 
 def theorem4_beta_bound_logit(z_star: object, eps: object) -> np.ndarray:
@@ -77,4 +81,6 @@ def theorem4_beta_bound_logit(z_star: object, eps: object) -> np.ndarray:
         raise ValueError(f"z_star={z_star!r} contains NaN; valid range is a real logit (-inf, inf)")
     v = bernoulli_variance_of_logit(z)
     with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(v > 0, v * np.abs(np.tanh(0.5 * z)) / (2.0 * (v + eps) ** 1.5), np.where(eps > 0, 0.0, np.inf))
+        total = v + eps
+        scaled = (v / total) * np.abs(np.tanh(0.5 * z)) / (2.0 * np.sqrt(total))
+        return np.where(v > 0, scaled, np.where(eps > 0, 0.0, np.inf))
