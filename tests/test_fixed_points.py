@@ -15,7 +15,9 @@ SETTINGS = settings(deadline=None, max_examples=50)
 betas = st.floats(1e-3, 1e3).map(float)
 log_beta = st.floats(-3.0, 3.0).map(lambda x: 10.0**x)
 p_refs = st.floats(-9.0, 9.0).map(lambda x: float(1.0 / (1.0 + np.exp(-2.3 * x))))  # logit in [-20.7, 20.7]
-epss = st.one_of(st.just(0.0), st.floats(-12.0, 0.0).map(lambda x: 10.0**x))
+epss = st.one_of(
+    st.just(0.0), st.floats(-12.0, 0.0).map(lambda x: 10.0**x), st.floats(-320.0, -12.0).map(lambda x: 10.0**x)
+)
 pos_eps = st.floats(-8.0, 0.0).map(lambda x: 10.0**x)
 
 
