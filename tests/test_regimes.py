@@ -160,3 +160,26 @@ def test_paper_bounds_bad_input() -> None:
 def test_gap_is_the_lowest_fixed_point() -> None:
     grid = fixed_points_grid(0.001, 5.0, 1e-5)
     assert amplification_gap(0.001, 5.0, 1e-5) == pytest.approx(grid.logits[0] - logit(0.001))
+
+
+def test_figure_functions_draw_without_error() -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure
+
+    from grpo_nb.widgets import dynamics as wd
+
+    for fig in (
+        wd.draw_fig2((0.1,), (1.0,), 1e-5),
+        wd.draw_fig2((0.3,), (2.0,), 0.0),
+        wd.draw_fig3(1e-5, 21, 21),
+        wd.draw_fig4((1e-5,)),
+        wd.draw_fig5(((5.0, 0.001),), 1e-5, 10),
+        wd.draw_cobweb(0.001, 5.0, 1e-5, 20),
+        wd.draw_regime_maps((1e-5,), 8, 8),
+    ):
+        assert isinstance(fig, Figure) and fig.axes
+        fig.canvas.draw()
+        plt.close(fig)
