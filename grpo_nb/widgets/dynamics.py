@@ -43,6 +43,7 @@ __all__ = [
     "fig3_explorer",
     "fig4_explorer",
     "fig5_explorer",
+    "regime_grid",
     "regime_map_explorer",
     "regime_panel",
 ]
