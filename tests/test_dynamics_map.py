@@ -108,7 +108,6 @@ def test_bernoulli_variance_of_logit_is_p_one_minus_p() -> None:
     assert bernoulli_variance_of_logit(np.array(700.0)) > 0
 
 
-@pytest.mark.xfail(strict=True, reason="map.h_prime: (p(1-p))**1.5 underflows to 0 at eps=0, p=1e-300 -> 0*inf = NaN")
 def test_h_prime_at_eps_zero_next_to_zero_is_not_nan() -> None:
     assert np.isfinite(h_prime(1e-300, 0.5, 1.0, 0.0))
 

@@ -73,16 +73,24 @@ def h(p: object, p_ref: object, beta: object, eps: object) -> np.ndarray | float
 def h_prime(p: object, p_ref: object, beta: object, eps: object) -> np.ndarray | float:
     """Proposition 1: h'(p) = -h(p)(1 - h(p)) (1 - 2p) / (2 beta (p(1-p) + eps)^{3/2}).
 
-    h(1-h) is evaluated as sigmoid(z)sigmoid(-z) from the logit z = logit h(p), so it does not
-    round to 0 when h is within 1e-16 of 1.
+    Evaluated in log space: h(1-h) = sigmoid(z)sigmoid(-z) comes from the logit z = logit h(p) as
+    -|z| - 2 log(1 + e^{-|z|}), so neither it nor (p(1-p) + eps)^{3/2} underflows to 0 where h is
+    within 1e-16 of 1 or p(1-p) + eps is below 1e-200 (eps = 0, p = 1e-300 gives a finite 0, not NaN).
     """
     p_ref, beta, eps = _validated(p_ref, beta, eps)
     p = check_p(p, eps)
     z = np.asarray(logit_h(p, p_ref, beta, eps))
     var = p * (1.0 - p) + eps
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        val = -bernoulli_variance_of_logit(z) * (1.0 - 2.0 * p) / (2.0 * beta * var**1.5)
-    return _out(val)
+    abs_z = np.abs(z)
+    with np.errstate(divide="ignore"):
+        log_abs = (
+            -abs_z
+            - 2.0 * np.log1p(np.exp(-abs_z))
+            + np.log(np.abs(1.0 - 2.0 * p))
+            - np.log(2.0 * beta)
+            - 1.5 * np.log(var)
+        )
+    return _out(np.sign(2.0 * p - 1.0) * np.exp(log_abs))
 
 
 def iterate_logit(p_ref: object, beta: object, eps: object, n: int) -> np.ndarray:
