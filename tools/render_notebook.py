@@ -6,6 +6,8 @@ read. Never use ``jupytext --sync`` (it picks the newer file by mtime and can dr
     python tools/render_notebook.py book/policy_dynamics.md [more.md ...]
 
 Each notebook is executed with the chapter folder as working directory, as nbval and Colab do.
+With ``--markdown-only`` only the prose is copied into the existing .ipynb, keeping its outputs; it
+refuses when any code cell differs (then the chapter must be re-executed).
 """
 
 from __future__ import annotations
@@ -34,15 +36,32 @@ def render(md_path: Path, timeout: int = 900) -> Path:
     return out
 
 
+def copy_markdown(md_path: Path) -> Path:
+    """Copy the Markdown cells of the .md into the .ipynb; code cells (and outputs) must be unchanged."""
+    source = jupytext.read(md_path)
+    out = md_path.with_suffix(".ipynb")
+    nb = nbformat.read(out, as_version=4)
+    shape = [(c.cell_type, c.source if c.cell_type == "code" else "") for c in source.cells]
+    if shape != [(c.cell_type, c.source if c.cell_type == "code" else "") for c in nb.cells]:
+        raise SystemExit(f"{md_path}: code cells differ from {out.name}; re-render without --markdown-only")
+    for cell, new in zip(nb.cells, source.cells, strict=True):
+        if cell.cell_type == "markdown":
+            cell.source = new.source
+    nbformat.write(nb, out)
+    print(f"{md_path} -> {out}: Markdown cells copied, outputs kept")
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("sources", nargs="+", type=Path, help="MyST .md chapter sources")
     parser.add_argument("--timeout", type=int, default=900, help="per-cell timeout in seconds")
+    parser.add_argument("--markdown-only", action="store_true", help="copy prose only; keep the outputs")
     args = parser.parse_args(argv)
     for src in args.sources:
         if src.suffix != ".md":
             parser.error(f"{src} is not a .md source")
-        render(src, args.timeout)
+        copy_markdown(src) if args.markdown_only else render(src, args.timeout)
     return 0
 
 
