@@ -4,9 +4,14 @@ Every chapter of the book imports its logic from here; the chapters stay narrati
 Modules follow the paper (Mroueh 2025, arXiv:2503.06639):
 
 - :mod:`grpo_nb.validation` -- argument checks shared by every public function.
-- :mod:`grpo_nb.dynamics`   -- the success-probability map h (Thm 2), its fixed points and orbits.
-- :mod:`grpo_nb.tabular`    -- policies over a finite outcome set (Thm 1, Algorithm 1).
-- :mod:`grpo_nb.symbolic`   -- sympy derivations, each returned with a check that can fail.
+- :mod:`grpo_nb.weights`, :mod:`grpo_nb.advantage`, :mod:`grpo_nb.clipping` -- §2: the weights of
+  Eq. 4, the group advantages (paper, TRL, population std, Dr. GRPO) and the clipped term.
+- :mod:`grpo_nb.tabular` -- policies over a finite outcome set: Thm 1's step and Algorithm 1.
+- :mod:`grpo_nb.dynamics` -- the success-probability map h (Thm 2), its fixed points, orbits,
+  regimes, bifurcations.
+- :mod:`grpo_nb.symbolic` -- sympy derivations, each returned with a check that can fail.
+- :mod:`grpo_nb.toylm` -- a tiny causal LM trained with GRPO (§5); needs torch, imported lazily.
+- :mod:`grpo_nb.plots`, :mod:`grpo_nb.widgets`, :mod:`grpo_nb.report` -- figures, sliders, tables.
 """
 
 __version__ = "0.1.0"

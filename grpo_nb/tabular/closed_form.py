@@ -17,6 +17,7 @@ import numpy as np
 from scipy.special import logsumexp
 
 from grpo_nb.validation import check_beta, check_eps, check_p, check_positive_int
+from grpo_nb.weights import omega_minus, omega_plus
 
 __all__ = [
     "check_policy",
@@ -71,10 +72,7 @@ def success_probability(pi: object, reward: object) -> float:
 
 def grpo_weights(p: object, eps: object) -> tuple[np.ndarray, np.ndarray]:
     """(w+_eps(p), w-_eps(p)) of Eq. (4): (1-p)/sqrt(p(1-p)+eps) and p/sqrt(p(1-p)+eps)."""
-    eps = check_eps(eps)
-    p = check_p(p, eps)
-    sd = np.sqrt(p * (1.0 - p) + eps)
-    return (1.0 - p) / sd, p / sd
+    return omega_plus(p, eps), omega_minus(p, eps)
 
 
 def _validated(pi_ref: object, pi_prev: object, reward: object, beta: object, eps: object):
