@@ -88,7 +88,8 @@ FULL = RunConfig(
     name="full",
     task=TaskConfig(n_prompts=32, out_len=3, demos_per_prompt=128),  # 1000 answers per prompt
     sft=SFTConfig(steps=800),
-    grpo=GRPOConfig(n_outer=10, group_size=32),
+    grpo=GRPOConfig(n_outer=10, mu=80, group_size=32),  # 1000 answers: the inner problem needs more steps
+    weak_inner=((4, 5e-4), (80, 2e-5)),
     device="cuda",
 )
 
