@@ -20,7 +20,7 @@ from grpo_nb.toylm.grpo import k3_kl, stabilised_advantage, train_grpo, trl_adva
 from grpo_nb.toylm.model import TinyLM
 from grpo_nb.toylm.rollout import enumerate_logprobs, sample, sample_naive, token_logprobs
 from grpo_nb.toylm.task import N_DIGITS, VOCAB_SIZE, make_task
-from grpo_nb.toylm.theory import omega_weights, success_probability, theorem1_logpolicy, total_variation
+from grpo_nb.toylm.theory import success_probability, theorem1_logpolicy, total_variation
 
 torch.set_num_threads(1)
 
@@ -175,12 +175,6 @@ def test_success_gap_is_bounded_by_total_variation(seed_a, seed_b):
     gap = np.abs(success_probability(a, reward) - success_probability(b, reward))
     tv = total_variation(a, b)
     assert (gap <= tv + 1e-12).all() and (tv <= 1 + 1e-12).all() and np.allclose(total_variation(a, a), 0)
-
-
-def test_omega_weights_are_eq4():
-    w_plus, w_minus = omega_weights(np.array([0.25]), 0.01)
-    sd = np.sqrt(0.25 * 0.75 + 0.01)
-    assert np.allclose(w_plus, 0.75 / sd) and np.allclose(w_minus, 0.25 / sd)
 
 
 @pytest.mark.parametrize(

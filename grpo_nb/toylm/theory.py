@@ -8,9 +8,10 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import logsumexp
 
-from grpo_nb.validation import check_beta, check_eps
+from grpo_nb.validation import check_beta
+from grpo_nb.weights import omega_minus, omega_plus
 
-__all__ = ["omega_weights", "success_probability", "theorem1_logpolicy", "total_variation"]
+__all__ = ["success_probability", "theorem1_logpolicy", "total_variation"]
 
 
 def _check_logp(name: str, logp: object) -> np.ndarray:
@@ -27,16 +28,6 @@ def _check_reward(reward: object, shape: tuple[int, ...]) -> np.ndarray:
     return arr
 
 
-def omega_weights(p: object, eps: object) -> tuple[np.ndarray, np.ndarray]:
-    """Eq. (4): omega^+ = (1-p)/sqrt(p(1-p)+eps), omega^- = p/sqrt(p(1-p)+eps)."""
-    eps = check_eps(eps)
-    p = np.asarray(p, dtype=float)
-    if np.isnan(p).any() or (p < 0).any() or (p > 1).any():
-        raise ValueError(f"p={p!r} is out of range; valid range is 0 <= p <= 1")
-    sd = np.sqrt(p * (1.0 - p) + eps)
-    return (1.0 - p) / sd, p / sd
-
-
 def success_probability(logp: object, reward: object) -> np.ndarray:
     """p(q) = sum_o pi(o|q) r(q, o) (Eq. 7), exactly, from a (P, K) table of log pi."""
     logp = _check_logp("logp", logp)
@@ -51,7 +42,8 @@ def theorem1_logpolicy(logp_ref: object, reward: object, p_prev: object, beta: o
     logp_ref = _check_logp("logp_ref", logp_ref)
     reward = _check_reward(reward, logp_ref.shape)
     beta = check_beta(beta)
-    w_plus, w_minus = omega_weights(np.asarray(p_prev, dtype=float).reshape(-1, 1), eps)
+    p_prev = np.asarray(p_prev, dtype=float).reshape(-1, 1)
+    w_plus, w_minus = omega_plus(p_prev, eps), omega_minus(p_prev, eps)
     tilt = logp_ref + (w_plus * reward - w_minus * (1.0 - reward)) / beta
     return tilt - logsumexp(tilt, axis=1, keepdims=True)
 
