@@ -169,6 +169,15 @@ def _show(fig: Figure) -> None:
     plt.close(fig)
 
 
+def _map_sliders(beta: float, p_ref: float, eps: float) -> dict:
+    """Log sliders for the map's three parameters over the book's ranges (beta, p_ref, eps)."""
+    return {
+        "beta": _log_slider(beta, 1e-3, 1e3, "beta"),
+        "p_ref": _log_slider(p_ref, 1e-6, 0.999, "p_ref"),
+        "eps": _log_slider(eps, 1e-9, 1.0, "eps"),
+    }
+
+
 def fig2_explorer(beta: float = 1.0, p_ref: float = 0.1, eps: float = 1e-5):
     """Fig. 2 for one (beta, p_ref, eps): sliders (log scale)."""
 
@@ -177,9 +186,7 @@ def fig2_explorer(beta: float = 1.0, p_ref: float = 0.1, eps: float = 1e-5):
 
     return interact(
         update,
-        beta=_log_slider(beta, 1e-3, 1e3, "beta"),
-        p_ref=_log_slider(p_ref, 1e-6, 0.999, "p_ref"),
-        eps=_log_slider(eps, 1e-9, 1.0, "eps"),
+        **_map_sliders(beta, p_ref, eps),
     )
 
 
@@ -209,9 +216,7 @@ def fig5_explorer(beta: float = 5.0, p_ref: float = 0.001, eps: float = 1e-5, n:
 
     return interact(
         update,
-        beta=_log_slider(beta, 1e-3, 1e3, "beta"),
-        p_ref=_log_slider(p_ref, 1e-6, 0.999, "p_ref"),
-        eps=_log_slider(eps, 1e-9, 1.0, "eps"),
+        **_map_sliders(beta, p_ref, eps),
         n=IntSlider(value=n, min=5, max=300, step=5),
     )
 
@@ -224,9 +229,7 @@ def cobweb_explorer(beta: float = 5.0, p_ref: float = 0.001, eps: float = 1e-5):
 
     return interact(
         update,
-        beta=_log_slider(beta, 1e-3, 1e3, "beta"),
-        p_ref=_log_slider(p_ref, 1e-6, 0.999, "p_ref"),
-        eps=_log_slider(eps, 1e-9, 1.0, "eps"),
+        **_map_sliders(beta, p_ref, eps),
     )
 
 
