@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scipy.special import logit
+from scipy.special import expit, logit
 
 from grpo_nb.dynamics.map import logit_map
 from grpo_nb.dynamics.orbits import (
@@ -161,3 +161,11 @@ def test_bad_shapes_and_options_raise() -> None:
     ]:
         with pytest.raises(ValueError, match=name):
             classify_orbits(0.1, 1.0, 1e-5, **options)
+
+
+def test_scalar_orbit_that_needs_extra_rounds_is_classified() -> None:
+    """Regression (found by hypothesis): a scalar orbit left undecided after the first window crashed
+    np.nonzero on a 0-d array; p_ref = sigmoid(-13), beta = 10**2.09375, eps = 0."""
+    s = classify_orbits(expit(-13.0), 10**2.09375, 0.0, transient=200, n_keep=64, max_period=16, n_lyapunov=256)
+    assert s.kind.shape == () and s.limit_logits.shape == (64,)
+    assert int(s.kind) == KIND_FIXED_POINT and int(s.period) == 1

@@ -201,6 +201,8 @@ def classify_orbits(
     integer/tolerance options.
     """
     a, beta, eps = _validated(p_ref, beta, eps)
+    shape = a.shape  # work on flat copies, so scalar input (0-d) can be indexed like any grid
+    a, beta, eps = (np.array(x, dtype=float).reshape(-1) for x in (a, beta, eps))
     transient = check_positive_int("transient", transient, minimum=0)
     max_period = check_positive_int("max_period", max_period)
     n_keep = check_positive_int("n_keep", n_keep, minimum=2 * max_period)
@@ -243,7 +245,12 @@ def classify_orbits(
     period = np.where(escaped, 1, period)
     lyap = np.where(escaped, -np.inf, lyap)
     keep = np.where(escaped[..., None], np.inf, keep)
-    return OrbitSummary(kind=kind, period=period, lyapunov=lyap, limit_logits=keep)
+    return OrbitSummary(
+        kind=kind.reshape(shape),
+        period=period.reshape(shape),
+        lyapunov=lyap.reshape(shape),
+        limit_logits=keep.reshape(*shape, keep.shape[-1]),
+    )
 
 
 def _scalar_summary(p_ref: object, beta: object, eps: object, **options) -> OrbitSummary:
