@@ -31,9 +31,20 @@ def render(md_path: Path, timeout: int = 900) -> Path:
         nb, timeout=timeout, kernel_name="python3", resources={"metadata": {"path": str(md_path.parent)}}
     ).execute()
     out = md_path.with_suffix(".ipynb")
+    _keep_review_noise_out(nb, out)
     nbformat.write(nb, out)
     print(f"{md_path} -> {out} executed in {time.perf_counter() - start:.1f}s")
     return out
+
+
+def _keep_review_noise_out(nb: nbformat.NotebookNode, out: Path) -> None:
+    """Drop execution timestamps and keep the previous cell ids, so a re-render diffs only in content."""
+    old = nbformat.read(out, as_version=4).cells if out.exists() else []
+    same_layout = [c.cell_type for c in old] == [c.cell_type for c in nb.cells]
+    for k, cell in enumerate(nb.cells):
+        cell.metadata.pop("execution", None)
+        if same_layout and "id" in old[k]:
+            cell["id"] = old[k]["id"]
 
 
 def copy_markdown(md_path: Path) -> Path:
