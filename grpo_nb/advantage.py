@@ -22,7 +22,8 @@ from typing import Literal
 
 import numpy as np
 
-from grpo_nb.validation import check_eps, check_p, check_positive_int
+from grpo_nb.validation import check_binary_reward, check_eps, check_p, check_positive_int
+from grpo_nb.weights import stabilised_advantage
 
 __all__ = [
     "ADVANTAGE_FORMS",
@@ -39,27 +40,9 @@ ADVANTAGE_FORMS: tuple[str, ...] = ("paper", "trl", "population", "mean_only")
 DEFAULT_EPS: dict[str, float] = {"paper": 1e-5, "trl": 1e-4, "population": 0.0, "mean_only": 0.0}
 
 
-def check_rewards(rewards: object, *, min_group: int = 1) -> np.ndarray:
-    """Binary rewards of shape (..., G) with G >= ``min_group``; ValueError naming ``rewards`` otherwise."""
-    try:
-        arr = np.asarray(rewards, dtype=float)
-    except (TypeError, ValueError) as err:
-        raise ValueError(f"rewards={rewards!r} is not an array of 0/1 rewards") from err
-    if arr.ndim == 0:
-        raise ValueError(f"rewards={rewards!r} has shape (); valid shape is (..., G) with group size G >= {min_group}")
-    if arr.shape[-1] < min_group:
-        raise ValueError(
-            f"rewards has shape {arr.shape}; valid shape is (..., G) with group size G >= {min_group} on the last axis"
-        )
-    bad = ~((arr == 0) | (arr == 1))
-    if bad.any():
-        raise ValueError(f"rewards contains {float(arr[bad].flat[0])!r}; valid values are 0 and 1 (verifiable rewards)")
-    return arr
-
-
 def success_fraction(rewards: object) -> np.ndarray:
     """p_hat = k / G per group (Algorithm 1, line 8); shape (...,)."""
-    return check_rewards(rewards).mean(axis=-1)
+    return check_binary_reward("rewards", rewards, min_last=1).mean(axis=-1)
 
 
 def group_rewards(k: object, G: int) -> np.ndarray:
@@ -86,14 +69,14 @@ def group_advantage(rewards: object, form: AdvantageForm = "paper", eps: float |
         raise ValueError(f"eps={eps!r} must be a scalar; valid range is 0 <= eps < inf")
     if form in ("population", "mean_only") and eps_arr != 0:
         raise ValueError(f"eps={eps!r} is out of range for form={form!r}; valid range is eps = 0 (no smoothing)")
-    r = check_rewards(rewards, min_group=2 if form == "trl" else 1)
+    r = check_binary_reward("rewards", rewards, min_last=2 if form == "trl" else 1)
     p_hat = r.mean(axis=-1, keepdims=True)
     centred = r - p_hat
     if form == "mean_only":
         return centred
     if form == "paper":
         check_p(p_hat, eps_arr, name="p_hat")
-        return centred / np.sqrt(p_hat * (1.0 - p_hat) + eps_arr)
+        return np.asarray(stabilised_advantage(r, p_hat, eps_arr))
     if form == "trl":
         std = r.std(axis=-1, ddof=1, keepdims=True)
         if eps_arr == 0 and (std == 0).any():

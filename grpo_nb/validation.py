@@ -1,15 +1,27 @@
 """Argument validation shared by the public API.
 
 Every public function of :mod:`grpo_nb` checks its inputs with these helpers, so that bad
-input raises :class:`ValueError` naming the parameter, the offending value and the valid range
-(DESIGN.md, "Numerics that matter").
+input raises :class:`ValueError` naming the parameter, the offending value and the valid range.
+Every validator of the package lives here; no module keeps private ones.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["check_beta", "check_eps", "check_p", "check_p_ref", "check_positive_int"]
+__all__ = [
+    "check_beta",
+    "check_binary_reward",
+    "check_eps",
+    "check_log_policy_table",
+    "check_map_params",
+    "check_p",
+    "check_p_ref",
+    "check_policy",
+    "check_positive_int",
+    "check_scalar",
+    "scalar_or_array",
+]
 
 
 def _as_float_array(name: str, value: object, valid: str) -> np.ndarray:
@@ -74,3 +86,87 @@ def check_positive_int(name: str, value: object, minimum: int = 1) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
         raise ValueError(f"{name}={value!r} is out of range; valid range is integers >= {minimum}")
     return int(value)
+
+
+def check_scalar(name: str, value: object) -> float:
+    """A 0-d value (already range-checked by one of the checks above) as a Python float."""
+    if np.ndim(value) != 0:
+        raise ValueError(f"{name} has shape {np.shape(value)}; valid input is a scalar")
+    return float(value)
+
+
+def check_map_params(
+    p_ref: object, beta: object, eps: object, *, broadcast: bool = False, scalar: bool = False
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(p_ref, beta, eps) of Theorem 2's map, each range-checked.
+
+    ``broadcast``: returned broadcast to their common shape (ValueError naming the shapes if they do not
+    broadcast). ``scalar``: each must be 0-d (returned as 0-d arrays).
+    """
+    p_ref, beta, eps = check_p_ref(p_ref), check_beta(beta), check_eps(eps)
+    if scalar:
+        for name, value in (("p_ref", p_ref), ("beta", beta), ("eps", eps)):
+            check_scalar(name, value)
+    if broadcast:
+        try:
+            shape = np.broadcast_shapes(p_ref.shape, beta.shape, eps.shape)
+        except ValueError as err:
+            raise ValueError(
+                f"p_ref, beta, eps have shapes {p_ref.shape}, {beta.shape}, {eps.shape} that do not broadcast; "
+                "valid shapes are numpy-broadcastable"
+            ) from err
+        p_ref, beta, eps = (np.broadcast_to(x, shape).astype(float) for x in (p_ref, beta, eps))
+    return p_ref, beta, eps
+
+
+def check_binary_reward(
+    name: str, value: object, *, shape: tuple[int, ...] | None = None, min_last: int | None = None
+) -> np.ndarray:
+    """A verifiable reward array with entries in {0, 1}.
+
+    ``shape``: the exact shape required (e.g. that of the policies); ``min_last``: at least this many entries on
+    the last axis (a group of G rewards, shape (..., G)).
+    """
+    try:
+        arr = np.asarray(value, dtype=float)
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"{name}={value!r} is not an array of numbers; valid: entries in {{0, 1}}") from err
+    if shape is not None and arr.shape != tuple(shape):
+        raise ValueError(f"{name} has shape {arr.shape}; valid: shape {tuple(shape)}, the shape of the policies")
+    if min_last is not None and (arr.ndim == 0 or arr.shape[-1] < min_last):
+        raise ValueError(
+            f"{name} has shape {arr.shape}; valid shape is (..., G) with group size G >= {min_last} on the last axis"
+        )
+    bad = ~((arr == 0) | (arr == 1))
+    if bad.any():
+        raise ValueError(f"{name} contains {float(arr[bad].flat[0])!r}; valid values are 0 and 1 (a verifiable reward)")
+    return arr
+
+
+def check_policy(name: str, pi: object, *, sum_tol: float = 1e-9) -> np.ndarray:
+    """A 1-D probability vector over outcomes: finite, >= 0, summing to 1 within ``sum_tol``."""
+    try:
+        arr = np.asarray(pi, dtype=float)
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"{name}={pi!r} is not an array of real numbers; valid: a probability vector") from err
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(f"{name} has shape {arr.shape}; valid: a non-empty 1-D probability vector over outcomes")
+    if not np.isfinite(arr).all() or (arr < 0).any():
+        raise ValueError(f"{name}={arr!r} has a negative or non-finite entry; valid range is 0 <= {name}[o] <= 1")
+    total = float(arr.sum())
+    if abs(total - 1.0) > sum_tol:
+        raise ValueError(f"{name} sums to {total!r}; valid: entries summing to 1 (within {sum_tol})")
+    return arr
+
+
+def check_log_policy_table(name: str, logp: object) -> np.ndarray:
+    """A (P, K) table of log-probabilities (<= 0 up to rounding, no NaN)."""
+    arr = np.asarray(logp, dtype=float)
+    if arr.ndim != 2 or np.isnan(arr).any() or (arr > 1e-9).any():
+        raise ValueError(f"{name} of shape {arr.shape} is not a (P, K) array of log-probabilities (<= 0, no NaN)")
+    return arr
+
+
+def scalar_or_array(x: np.ndarray) -> np.ndarray | float:
+    """Return a 0-d result as a Python float and anything else unchanged (the API's return convention)."""
+    return float(x) if np.ndim(x) == 0 else x

@@ -15,13 +15,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from grpo_nb.validation import check_eps, check_p
+from grpo_nb.validation import check_binary_reward, check_eps, check_p, scalar_or_array
 
-__all__ = ["omega_minus", "omega_plus", "weight_scale"]
-
-
-def _out(x: np.ndarray) -> np.ndarray | float:
-    return float(x) if np.ndim(x) == 0 else x
+__all__ = ["omega_minus", "omega_plus", "stabilised_advantage", "weight_scale"]
 
 
 def _validated(p: object, eps: object) -> tuple[np.ndarray, np.ndarray]:
@@ -38,7 +34,7 @@ def weight_scale(p: object, eps: object, *, eps_inside_root: bool = True) -> np.
     p, eps = _validated(p, eps)
     var = p * (1.0 - p)
     denom = np.sqrt(var + eps) if eps_inside_root else np.sqrt(var) + eps
-    return _out(1.0 / denom)
+    return scalar_or_array(1.0 / denom)
 
 
 def omega_plus(p: object, eps: object, *, eps_inside_root: bool = True) -> np.ndarray | float:
@@ -48,7 +44,7 @@ def omega_plus(p: object, eps: object, *, eps_inside_root: bool = True) -> np.nd
     ``eps_inside_root=False`` gives Eq. (3) as printed, (1 - p) / (sqrt(p(1-p)) + eps).
     """
     p_arr, _ = _validated(p, eps)
-    return _out((1.0 - p_arr) * np.asarray(weight_scale(p, eps, eps_inside_root=eps_inside_root)))
+    return scalar_or_array((1.0 - p_arr) * np.asarray(weight_scale(p, eps, eps_inside_root=eps_inside_root)))
 
 
 def omega_minus(p: object, eps: object, *, eps_inside_root: bool = True) -> np.ndarray | float:
@@ -58,4 +54,15 @@ def omega_minus(p: object, eps: object, *, eps_inside_root: bool = True) -> np.n
     ``eps_inside_root=False`` gives Eq. (3) as printed, p / (sqrt(p(1-p)) + eps).
     """
     p_arr, _ = _validated(p, eps)
-    return _out(p_arr * np.asarray(weight_scale(p, eps, eps_inside_root=eps_inside_root)))
+    return scalar_or_array(p_arr * np.asarray(weight_scale(p, eps, eps_inside_root=eps_inside_root)))
+
+
+def stabilised_advantage(reward: object, p: object, eps: object) -> np.ndarray | float:
+    """The stabilised advantage of a binary reward (Eqs. 3-4): A = (r - p)/sqrt(p(1-p) + eps).
+
+    For r in {0, 1} it takes the two values omega^+_eps(p) (r = 1) and -omega^-_eps(p) (r = 0), which is how it is
+    computed here. ``reward`` and ``p`` broadcast (a group's rewards (..., G) with its p of shape (..., 1)).
+    """
+    r = check_binary_reward("reward", reward)
+    p_arr, eps_arr = _validated(p, eps)
+    return scalar_or_array(np.where(r == 1.0, omega_plus(p_arr, eps_arr), -np.asarray(omega_minus(p_arr, eps_arr))))

@@ -79,13 +79,13 @@ def test_group_rewards_counts() -> None:
 @pytest.mark.parametrize(
     ("rewards", "form", "eps", "match"),
     [
-        (5.0, "paper", None, r"rewards=5.0 has shape \(\)"),
+        (5.0, "paper", None, r"rewards has shape \(\)"),
         (np.zeros((3, 0)), "paper", None, r"group size G >= 1"),
         ([1.0], "trl", None, r"G >= 2"),
         ([0.0, 0.5, 1.0], "paper", None, r"rewards contains 0.5; valid values are 0 and 1"),
         ([0.0, np.nan], "paper", None, r"rewards contains nan"),
         ([0.0, 2.0], "mean_only", None, r"rewards contains 2.0"),
-        (["a", "b"], "paper", None, r"not an array of 0/1 rewards"),
+        (["a", "b"], "paper", None, r"rewards=.* is not an array of numbers"),
         ([0.0, 1.0], "bessel", None, r"form='bessel' is not an advantage form"),
         ([0.0, 1.0], "paper", -1e-3, r"eps=-0.001 is out of range"),
         ([0.0, 1.0], "paper", np.nan, r"eps=nan"),

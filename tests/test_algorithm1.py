@@ -16,10 +16,9 @@ from grpo_nb.tabular.algorithm1 import (
     kl_to_reference,
     make_task,
     sample_outcomes,
-    stabilised_advantages,
     success_probabilities,
 )
-from grpo_nb.weights import omega_minus, omega_plus
+from grpo_nb.weights import omega_minus, omega_plus, stabilised_advantage
 
 SETTINGS = settings(deadline=None, max_examples=20)
 
@@ -65,7 +64,7 @@ def test_sampling_frequencies() -> None:
 def test_advantages_are_eq4_weights() -> None:
     r = np.array([[1.0, 0.0, 0.0], [1.0, 1.0, 1.0]])
     p = np.array([1 / 3, 1.0])
-    a = stabilised_advantages(r, p, 1e-4)
+    a = stabilised_advantage(r, p[:, None], 1e-4)
     assert np.isclose(a[0, 0], omega_plus(1 / 3, 1e-4)) and np.isclose(a[0, 1], -omega_minus(1 / 3, 1e-4))
     assert np.allclose(a[1], 0.0)  # all successes: omega^+(1) = 0, no reward signal
 

@@ -25,7 +25,7 @@ from grpo_nb.dynamics.high_precision import (
     separation_test,
 )
 from grpo_nb.dynamics.map import iterate_logit
-from grpo_nb.dynamics.orbits import KIND_CHAOTIC, classify_orbits, orbit_kind
+from grpo_nb.dynamics.orbits import OrbitClass, classify_orbits, orbit_kind
 
 CASCADE = (1e-4, 1e-5)  # p_ref, eps of the chapter's cascade
 CHAOTIC_CASE = (1e-4, 5.2, 1e-5)
@@ -80,7 +80,7 @@ def test_feigenbaum_ratios_converge(cascade) -> None:
 
 def test_diagram_and_runs() -> None:
     beta = np.geomspace(3.0, 30.0, 120)
-    d = bifurcation_diagram(CASCADE[0], CASCADE[1], beta, transient=1500, n_lyapunov=512)
+    d = bifurcation_diagram(CASCADE[0], beta, CASCADE[1], transient=1500, n_lyapunov=512)
     assert d.limit_logits.shape == (120, 128) and d.limit_p.shape == (120, 128)
     runs = period_runs(d)
     assert sum(r.n_points for r in runs) == beta.size
@@ -136,12 +136,12 @@ def test_mp_orbit_matches_float64_orbit_on_a_stable_cycle() -> None:
 @pytest.mark.parametrize(
     ("func", "args", "kwargs", "match"),
     [
-        (bifurcation_diagram, (0.0, 1e-5, [1.0, 2.0]), {}, "p_ref"),
-        (bifurcation_diagram, (1e-3, -1.0, [1.0, 2.0]), {}, "eps"),
-        (bifurcation_diagram, (1e-3, 1e-5, [2.0, 1.0]), {}, "beta"),
-        (bifurcation_diagram, (1e-3, 1e-5, [0.0, 1.0]), {}, "beta"),
-        (bifurcation_diagram, (1e-3, 1e-5, [[1.0, 2.0]]), {}, "beta"),
-        (bifurcation_diagram, ([1e-3, 1e-2], 1e-5, [1.0, 2.0]), {}, "p_ref"),
+        (bifurcation_diagram, (0.0, [1.0, 2.0], 1e-5), {}, "p_ref"),
+        (bifurcation_diagram, (1e-3, [1.0, 2.0], -1.0), {}, "eps"),
+        (bifurcation_diagram, (1e-3, [2.0, 1.0], 1e-5), {}, "beta"),
+        (bifurcation_diagram, (1e-3, [0.0, 1.0], 1e-5), {}, "beta"),
+        (bifurcation_diagram, (1e-3, [[1.0, 2.0]], 1e-5), {}, "beta"),
+        (bifurcation_diagram, ([1e-3, 1e-2], [1.0, 2.0], 1e-5), {}, "p_ref"),
         (superstable_betas, (0.6, 1e-5), {}, "p_ref"),
         (superstable_betas, (np.nan, 1e-5), {}, "p_ref"),
         (superstable_betas, (1e-3, 1e-5, 0), {}, "n_doublings"),
@@ -172,8 +172,8 @@ def test_bad_input_raises(func, args, kwargs, match) -> None:
 def test_chaotic_band_is_classified_chaotic_not_cycle() -> None:
     beta = np.linspace(5.19, 5.21, 5)
     s = classify_orbits(1e-4, beta, 1e-5)
-    assert np.all((s.kind == KIND_CHAOTIC) | (s.period >= 1))
-    assert np.all(s.lyapunov[s.kind == KIND_CHAOTIC] > 0)
+    assert np.all((s.kind == OrbitClass.CHAOTIC) | (s.period >= 1))
+    assert np.all(s.lyapunov[s.kind == OrbitClass.CHAOTIC] > 0)
 
 
 def test_widget_draws_without_error() -> None:

@@ -8,8 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.special import logit
 
-from grpo_nb.dynamics.fixed_points import FixedPoint, fixed_points, fixed_points_grid, logit_map_slope
-from grpo_nb.dynamics.map import h, h_prime, logit_map
+from grpo_nb.dynamics.fixed_points import FixedPoint, fixed_points, fixed_points_grid
+from grpo_nb.dynamics.map import h, h_prime, logit_map, logit_map_slope
 
 SETTINGS = settings(deadline=None, max_examples=50)
 betas = st.floats(1e-3, 1e3).map(float)

@@ -8,16 +8,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.special import expit, logit
 
-from grpo_nb.dynamics.map import logit_map
+from grpo_nb.dynamics.map import log_abs_logit_map_slope, logit_map
 from grpo_nb.dynamics.orbits import (
-    KIND_CHAOTIC,
-    KIND_CYCLE,
-    KIND_FIXED_POINT,
     ChaoticOrbitError,
+    OrbitClass,
     OrbitKind,
     attractor,
     classify_orbits,
-    log_abs_logit_map_derivative,
     orbit_kind,
 )
 
@@ -64,7 +61,7 @@ def test_known_chaotic_case_is_never_a_cycle() -> None:
 
 def test_escape_to_one_with_eps_zero() -> None:
     s = classify_orbits(0.3, 0.01, 0.0)
-    assert int(s.kind) == KIND_FIXED_POINT and int(s.period) == 1
+    assert int(s.kind) == OrbitClass.FIXED_POINT and int(s.period) == 1
     assert np.isposinf(s.limit_logits).all() and s.lyapunov == -np.inf
     assert attractor(0.3, 0.01, 0.0) == (1.0,)
 
@@ -72,7 +69,7 @@ def test_escape_to_one_with_eps_zero() -> None:
 def test_fixed_point_within_1e_minus_300_of_one_keeps_its_logit() -> None:
     s = classify_orbits(1e-3, 2.0, 1e-5)
     z = s.limit_logits[..., -1]
-    assert int(s.kind) == KIND_FIXED_POINT and float(z) > 100.0 and np.isfinite(z)
+    assert int(s.kind) == OrbitClass.FIXED_POINT and float(z) > 100.0 and np.isfinite(z)
     assert abs(_g(float(z), 1e-3, 2.0, 1e-5) - float(z)) <= 1e-12 * float(z)
 
 
@@ -80,7 +77,7 @@ def test_vectorised_matches_scalar_and_broadcasts() -> None:
     betas = np.array([FIXED_POINT_CASE[1], TWO_CYCLE_CASE[1]])
     s = classify_orbits(np.array([[1e-3], [1e-3]]), betas, 1e-5)
     assert s.kind.shape == (2, 2) and s.limit_logits.shape == (2, 2, 256)
-    assert s.kind[0].tolist() == [KIND_FIXED_POINT, KIND_CYCLE]
+    assert s.kind[0].tolist() == [OrbitClass.FIXED_POINT, OrbitClass.CYCLE]
     assert s.period[1].tolist() == [1, 2]
 
 
@@ -89,10 +86,10 @@ def test_log_derivative_matches_finite_differences() -> None:
     for beta, eps in [(0.7, 1e-3), (3.0, 1e-5), (0.2, 0.0)]:
         d = 1e-6 * np.maximum(1.0, np.abs(z))
         num = (logit_map(z + d, 0.1, beta, eps) - logit_map(z - d, 0.1, beta, eps)) / (2 * d)
-        ana = np.exp(log_abs_logit_map_derivative(z, beta, eps)) * np.sign(z)
+        ana = np.exp(log_abs_logit_map_slope(z, beta, eps)) * np.sign(z)
         assert np.allclose(num, ana, rtol=1e-5, atol=1e-7)  # FD cancellation ~1e-16 |g| / d
-    assert np.isfinite(log_abs_logit_map_derivative(1e300, 1.0, 1e-5))
-    assert log_abs_logit_map_derivative(0.0, 1.0, 1e-5) == -np.inf  # the critical point p = 1/2
+    assert np.isfinite(log_abs_logit_map_slope(1e300, 1.0, 1e-5))
+    assert log_abs_logit_map_slope(0.0, 1.0, 1e-5) == -np.inf  # the critical point p = 1/2
 
 
 @SETTINGS
@@ -105,9 +102,9 @@ def test_reported_limit_sets_are_invariant(logit_ref: float, log_beta: float, ep
     p_ref, beta = float(1.0 / (1.0 + np.exp(-logit_ref))), 10.0**log_beta
     s = classify_orbits(p_ref, beta, eps, **FAST)
     kind, period = int(s.kind), int(s.period)
-    assert kind in (KIND_FIXED_POINT, KIND_CYCLE, KIND_CHAOTIC)
+    assert kind in (OrbitClass.FIXED_POINT, OrbitClass.CYCLE, OrbitClass.CHAOTIC)
     assert not np.isnan(s.lyapunov)
-    if kind == KIND_CHAOTIC:
+    if kind == OrbitClass.CHAOTIC:
         assert period == 0 and s.lyapunov > 0
         with pytest.raises(ChaoticOrbitError):
             attractor(p_ref, beta, eps, **FAST)
@@ -168,4 +165,4 @@ def test_scalar_orbit_that_needs_extra_rounds_is_classified() -> None:
     np.nonzero on a 0-d array; p_ref = sigmoid(-13), beta = 10**2.09375, eps = 0."""
     s = classify_orbits(expit(-13.0), 10**2.09375, 0.0, transient=200, n_keep=64, max_period=16, n_lyapunov=256)
     assert s.kind.shape == () and s.limit_logits.shape == (64,)
-    assert int(s.kind) == KIND_FIXED_POINT and int(s.period) == 1
+    assert int(s.kind) == OrbitClass.FIXED_POINT and int(s.period) == 1

@@ -17,13 +17,7 @@ from grpo_nb.dynamics.paper_bounds import (
     theorem4_beta_bound,
     theorem4_beta_bound_logit,
 )
-from grpo_nb.dynamics.regimes import (
-    REGIME_CHAOTIC,
-    REGIME_CYCLE,
-    REGIME_INTERIOR,
-    REGIME_NEAR_ONE,
-    regime_map,
-)
+from grpo_nb.dynamics.regimes import Regime, regime_map
 
 SETTINGS = settings(deadline=None, max_examples=40)
 
@@ -37,15 +31,15 @@ def small_map():
 
 def test_known_points_get_the_expected_regime() -> None:
     r = regime_map(np.array([0.001, 0.5, 0.3]), np.array([5.0, 1.0, 1000.0]), np.array([1e-5, 1e-5, 1e-5])[0])
-    assert r.regime[0] == REGIME_CYCLE and r.period[0] >= 2
-    assert r.regime[1] == REGIME_NEAR_ONE and r.period[1] == 1
-    assert r.regime[2] == REGIME_INTERIOR
+    assert r.regime[0] == Regime.CYCLE and r.period[0] >= 2
+    assert r.regime[1] == Regime.NEAR_ONE and r.period[1] == 1
+    assert r.regime[2] == Regime.INTERIOR
     assert r.stable_elsewhere[0] and not r.no_stable[0]  # the top fixed point is stable but not reached
 
 
 def test_converged_orbits_sit_on_a_found_fixed_point(small_map) -> None:
     r = small_map
-    conv = (r.regime == REGIME_INTERIOR) | (r.regime == REGIME_NEAR_ONE)
+    conv = (r.regime == Regime.INTERIOR) | (r.regime == Regime.NEAR_ONE)
     assert conv.any() and (r.matched_index[conv] >= 0).all()
     z = np.take_along_axis(r.fixed_point_logits, r.matched_index[..., None].clip(0), axis=-1)[..., 0]
     assert np.allclose(z[conv], r.limit_logit[conv], rtol=1e-6)
@@ -56,7 +50,7 @@ def test_converged_orbits_sit_on_a_found_fixed_point(small_map) -> None:
 
 def test_cycles_are_real_cycles(small_map) -> None:
     r = small_map
-    idx = np.argwhere((r.regime == REGIME_CYCLE) & (r.period > 1))
+    idx = np.argwhere((r.regime == Regime.CYCLE) & (r.period > 1))
     assert len(idx) > 0
     for i, j in idx[:10]:
         k = int(r.period[i, j])
@@ -68,9 +62,9 @@ def test_cycles_are_real_cycles(small_map) -> None:
 def test_flags_are_consistent(small_map) -> None:
     r = small_map
     assert not (r.no_stable & r.stable_elsewhere).any()
-    assert not (r.no_stable & ((r.regime == REGIME_INTERIOR) | (r.regime == REGIME_NEAR_ONE))).any()
+    assert not (r.no_stable & ((r.regime == Regime.INTERIOR) | (r.regime == Regime.NEAR_ONE))).any()
     has_stable = ~r.no_stable
-    nonconv = (r.regime == REGIME_CYCLE) | (r.regime == REGIME_CHAOTIC)
+    nonconv = (r.regime == Regime.CYCLE) | (r.regime == Regime.CHAOTIC)
     assert (r.stable_elsewhere[has_stable & nonconv]).all()
     assert sum(r.counts()[name] for name in ("interior fixed point", "fixed point next to 1", "cycle", "chaotic")) == (
         r.regime.size
@@ -79,7 +73,7 @@ def test_flags_are_consistent(small_map) -> None:
 
 def test_eps_zero_escape_is_next_to_one() -> None:
     r = regime_map(0.5, 0.01, 0.0)  # no fixed point at all with eps = 0: the orbit runs to p = 1
-    assert r.regime == REGIME_NEAR_ONE and r.n_fixed_points == 0 and np.isposinf(r.limit_logit)
+    assert r.regime == Regime.NEAR_ONE and r.n_fixed_points == 0 and np.isposinf(r.limit_logit)
 
 
 @pytest.mark.parametrize(

@@ -1,9 +1,11 @@
 """GRPO's success-probability dynamics (paper §3-§4): the map h, its fixed points and orbits.
 
-Public API (DESIGN.md): ``h``, ``h_prime``, ``iterate``, ``fixed_points``, ``attractor``, ``orbit_kind``.
-Submodules: ``map`` (Thm 2, Prop 1), ``fixed_points``, ``paper_bounds`` (Thm 3's condition (2),
-Thm 4's bound), ``orbits`` (limit sets, Lyapunov exponents), ``regimes`` (maps over (beta, p_ref)),
-``bifurcation`` and ``high_precision`` (the hard-prompts chapter).
+Public API: ``h``, ``h_prime``, ``iterate`` (Thm 2, Prop 1), ``fixed_points`` (every fixed point, with its slope
+and stability), ``attractor`` and ``orbit_kind`` (where the orbit from p_ref goes), ``classify_orbits`` (the same,
+vectorised), and the logit map ``logit_map`` / ``logit_map_slope`` / ``logit_map_power`` that all of them share.
+Submodules: ``map`` (Thm 2, Prop 1), ``fixed_points``, ``paper_bounds`` (Thm 3's condition (2), Thm 4's bound),
+``orbits`` (limit sets, Lyapunov exponents), ``regimes`` (maps over (beta, p_ref)), ``bifurcation`` and
+``high_precision`` (the hard-prompts chapter).
 """
 
 from grpo_nb.dynamics.fixed_points import FixedPoint, fixed_points, fixed_points_grid
@@ -13,15 +15,21 @@ from grpo_nb.dynamics.map import (
     h_prime,
     iterate,
     iterate_logit,
+    log_abs_logit_map_slope,
     logit_h,
     logit_map,
+    logit_map_power,
+    logit_map_slope,
 )
-from grpo_nb.dynamics.orbits import OrbitKind, OrbitSummary, attractor, classify_orbits, orbit_kind
+from grpo_nb.dynamics.orbits import OrbitClass, OrbitKind, OrbitSummary, attractor, classify_orbits, orbit_kind
+from grpo_nb.dynamics.regimes import Regime
 
 __all__ = [
     "FixedPoint",
+    "OrbitClass",
     "OrbitKind",
     "OrbitSummary",
+    "Regime",
     "attractor",
     "bernoulli_variance_of_logit",
     "classify_orbits",
@@ -31,7 +39,10 @@ __all__ = [
     "h_prime",
     "iterate",
     "iterate_logit",
+    "log_abs_logit_map_slope",
     "logit_h",
     "logit_map",
+    "logit_map_power",
+    "logit_map_slope",
     "orbit_kind",
 ]

@@ -14,7 +14,6 @@ Along the cascade beta *decreases*: a large KL coefficient gives a stable fixed 
 from __future__ import annotations
 
 import functools
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -22,9 +21,9 @@ import sympy as sp
 from scipy.optimize import brentq
 from scipy.special import expit, logit
 
-from grpo_nb.dynamics.map import logit_map
-from grpo_nb.dynamics.orbits import KIND_NAMES, classify_orbits, log_abs_logit_map_derivative
-from grpo_nb.validation import check_beta, check_eps, check_p_ref, check_positive_int
+from grpo_nb.dynamics.map import h, log_abs_logit_map_slope, logit_map, logit_map_power, logit_map_slope
+from grpo_nb.dynamics.orbits import OrbitClass, classify_orbits
+from grpo_nb.validation import check_beta, check_eps, check_p_ref, check_positive_int, check_scalar
 
 __all__ = [
     "FEIGENBAUM_DELTA",
@@ -77,20 +76,14 @@ class PeriodRun:
     n_points: int
 
 
-def _scalar(name: str, value: object) -> float:
-    if np.ndim(value) != 0:
-        raise ValueError(f"{name} has shape {np.shape(value)}; valid input is a scalar")
-    return float(value)
-
-
 def _p_ref_eps(p_ref: object, eps: object) -> tuple[float, float]:
-    return _scalar("p_ref", check_p_ref(p_ref)), _scalar("eps", check_eps(eps))
+    return check_scalar("p_ref", check_p_ref(p_ref)), check_scalar("eps", check_eps(eps))
 
 
 def bifurcation_diagram(
     p_ref: object,
-    eps: object,
     beta: object,
+    eps: object,
     *,
     transient: int = 3000,
     n_keep: int = 128,
@@ -119,7 +112,7 @@ def period_runs(diagram: BifurcationDiagram) -> list[PeriodRun]:
     runs = []
     for idx in np.split(np.arange(key.size), cuts):
         i, j = idx[0], idx[-1]
-        kind, period = KIND_NAMES[int(diagram.kind[i])], int(diagram.period[i])
+        kind, period = OrbitClass(int(diagram.kind[i])).label, int(diagram.period[i])
         runs.append(PeriodRun(kind, period, float(diagram.beta[i]), float(diagram.beta[j]), int(idx.size)))
     return runs
 
@@ -133,10 +126,7 @@ def critical_orbit_logit(p_ref: object, beta: object, eps: object, n: int) -> np
 
 
 def _critical(beta: np.ndarray | float, a: float, eps: float, n: int) -> np.ndarray:
-    z = np.zeros(np.shape(beta))
-    for _ in range(n):
-        z = logit_map(z, a, beta, eps)
-    return z
+    return logit_map_power(np.zeros(np.shape(beta)), a, beta, eps, n)
 
 
 def _first_sign_change(f, grid: np.ndarray) -> tuple[float, float] | None:
@@ -163,7 +153,7 @@ def superstable_betas(
     if p_ref >= 0.5:
         raise ValueError(f"p_ref={p_ref!r} is out of range; the cascade needs 0 < p_ref < 1/2")
     n_doublings = check_positive_int("n_doublings", n_doublings)
-    beta_max = _scalar("beta_max", check_beta(beta_max))
+    beta_max = check_scalar("beta_max", check_beta(beta_max))
     n_grid = check_positive_int("n_grid", n_grid, minimum=10)
     a = float(logit(p_ref))
 
@@ -187,15 +177,6 @@ def superstable_betas(
     return np.asarray(found)
 
 
-def _map_and_slope(z: float, a: float, beta: float, eps: float) -> tuple[float, float]:
-    """g(z) and g'(z) in plain floats (the cascade's cycles stay at moderate logits)."""
-    e = math.exp(-abs(z))
-    v = e / (1.0 + e) ** 2
-    if eps > 0:
-        return a + 1.0 / (beta * math.sqrt(v + eps)), v * math.tanh(0.5 * z) / (2.0 * beta * (v + eps) ** 1.5)
-    return a + 2.0 * math.cosh(0.5 * z) / beta, math.sinh(0.5 * z) / beta
-
-
 def _cycle(beta: float, a: float, eps: float, n: int, z_near: float) -> tuple[float, float]:
     """(z, multiplier) of the n-cycle point nearest z_near: root of g^n(z) = z, multiplier = prod g'(z_i).
 
@@ -203,24 +184,17 @@ def _cycle(beta: float, a: float, eps: float, n: int, z_near: float) -> tuple[fl
     z_near overshoots: near a superstable cycle the slope of g^n varies on a tiny scale) and refined by Brent.
     """
     grid = z_near + np.linspace(-0.25, 0.25, 1001) * (1.0 + abs(z_near))
-    vals = _iterate_from(grid, a, beta, eps, n) - grid
+    vals = logit_map_power(grid, a, beta, eps, n) - grid
     change = np.flatnonzero(np.sign(vals[1:]) != np.sign(vals[:-1]))
     if change.size == 0:
         raise RuntimeError(f"no {n}-cycle near z={z_near} at beta={beta}")
     c = change[np.argmin(np.abs(grid[change] - z_near))]
-    z = brentq(lambda x: float(_iterate_from(x, a, beta, eps, n)) - x, grid[c], grid[c + 1], xtol=1e-15)
-    x, m = z, 1.0
-    for _ in range(n):
-        x, d = _map_and_slope(x, a, beta, eps)
-        m *= d
-    return z, m
-
-
-def _iterate_from(z: np.ndarray | float, a: float, beta: float, eps: float, n: int) -> np.ndarray:
-    z = np.asarray(z, dtype=float)
-    for _ in range(n):
-        z = logit_map(z, a, beta, eps)
-    return z
+    z = brentq(lambda x: float(logit_map_power(x, a, beta, eps, n)) - x, grid[c], grid[c + 1], xtol=1e-15)
+    cycle = np.empty(n)
+    cycle[0] = z
+    for i in range(1, n):
+        cycle[i] = logit_map(cycle[i - 1], a, beta, eps)
+    return z, float(np.prod(logit_map_slope(cycle, beta, eps)))
 
 
 def _doubling_of_cycle(a: float, eps: float, n: int, r_hi: float, r_lo: float, n_steps: int = 40) -> float:
@@ -260,7 +234,7 @@ def doubling_betas(p_ref: object, eps: object, superstable: np.ndarray) -> np.nd
         if float(logit_map(0.0, a, beta, eps)) >= 0.0:  # no fixed point below 1/2: nothing to double
             return 0.0
         z = brentq(lambda x: float(logit_map(x, a, beta, eps)) - x, a, 0.0, xtol=1e-14)
-        return -float(np.exp(log_abs_logit_map_derivative(z, beta, eps)))
+        return -float(np.exp(log_abs_logit_map_slope(z, beta, eps)))
 
     if not fixed_point_multiplier(float(r[0])) < -1.0:
         raise ValueError(
@@ -289,7 +263,7 @@ def feigenbaum_ratios(betas: object) -> np.ndarray:
 
 
 def finite_group_orbit(
-    p_ref: object, beta: object, eps: object, group_size: int, n: int, *, seed: int = 0
+    p_ref: object, beta: object, eps: object, G: int, n: int, *, seed: int = 0
 ) -> tuple[np.ndarray, np.ndarray]:
     """Eq. (8) with sampling noise: p_n = h(K_n / G), K_n ~ Binomial(G, p_{n-1}), p_0 = p_ref.
 
@@ -299,22 +273,20 @@ def finite_group_orbit(
     Returns (p_0..p_n, no_signal flags for steps 1..n). Seeded (numpy default_rng(seed)).
     """
     p_ref, eps = _p_ref_eps(p_ref, eps)
-    beta = _scalar("beta", check_beta(beta))
-    group_size = check_positive_int("group_size", group_size, minimum=2)
+    beta = check_scalar("beta", check_beta(beta))
+    G = check_positive_int("G", G, minimum=2)
     n = check_positive_int("n", n, minimum=1)
     rng = np.random.default_rng(seed)
-    a = float(logit(p_ref))
     p = np.empty(n + 1)
     no_signal = np.zeros(n, dtype=bool)
     p[0] = p_ref
     for k in range(n):
-        hits = rng.binomial(group_size, p[k])
-        if hits in (0, group_size):
+        hits = rng.binomial(G, p[k])
+        if hits in (0, G):
             no_signal[k] = True
             p[k + 1] = p_ref
         else:
-            p_hat = hits / group_size
-            p[k + 1] = expit(a + 1.0 / (beta * np.sqrt(p_hat * (1.0 - p_hat) + eps)))
+            p[k + 1] = h(hits / G, p_ref, beta, eps)
     return p, no_signal
 
 

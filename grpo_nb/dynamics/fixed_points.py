@@ -29,15 +29,14 @@ import numpy as np
 from scipy.optimize.elementwise import find_root
 from scipy.special import expit, logit
 
-from grpo_nb.dynamics.map import bernoulli_variance_of_logit, logit_map
-from grpo_nb.validation import check_beta, check_eps, check_p_ref
+from grpo_nb.dynamics.map import logit_map, logit_map_slope
+from grpo_nb.validation import check_map_params
 
 __all__ = [
     "FixedPoint",
     "FixedPointGrid",
     "fixed_points",
     "fixed_points_grid",
-    "logit_map_slope",
     "monotone_brackets",
 ]
 
@@ -69,21 +68,6 @@ class FixedPointGrid(NamedTuple):
         """|h'(p*)| < 1 (Theorem 4's condition); False on the NaN padding."""
         with np.errstate(invalid="ignore"):
             return np.abs(self.slopes) < 1.0
-
-
-def logit_map_slope(z: np.ndarray, beta: np.ndarray, eps: np.ndarray) -> np.ndarray:
-    """g'(z) = v tanh(z/2) / (2 beta (v+eps)^{3/2}) (eps > 0) or sinh(z/2)/beta (eps = 0).
-
-    Equal to h'(p) at p = sigmoid(z) only at fixed points (conjugacy), where it is Lemma 1's slope. No validation.
-    """
-    z = np.asarray(z, dtype=float)
-    v = bernoulli_variance_of_logit(z)
-    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
-        safe_eps = np.where(eps > 0, eps, 1.0)
-        total = v + safe_eps
-        # (v/(v+eps)) tanh / (2 beta sqrt(v+eps)): no underflow of (v+eps)^1.5 for eps down to 5e-324
-        smooth = (v / total) * np.tanh(0.5 * z) / (2.0 * beta * np.sqrt(total))
-        return np.where(eps > 0, smooth, np.sinh(0.5 * z) / beta)
 
 
 def _residual(z: np.ndarray, a: np.ndarray, beta: np.ndarray, eps: np.ndarray) -> np.ndarray:
@@ -169,13 +153,8 @@ def fixed_points_grid(p_ref: object, beta: object, eps: object) -> FixedPointGri
     in logit space) and the number of fixed points. Logits are accurate to ~1e-15 relative (Chandrupatla on
     monotone brackets), including fixed points at logit 1e3..1e9 where p* = 1.0 in float64.
     """
-    p_ref, beta, eps = check_p_ref(p_ref), check_beta(beta), check_eps(eps)
-    try:
-        a, beta, eps = (np.array(x, dtype=float) for x in np.broadcast_arrays(logit(p_ref), beta, eps))
-    except ValueError as err:
-        raise ValueError(
-            f"p_ref, beta, eps have shapes {p_ref.shape}, {beta.shape}, {eps.shape}; valid: numpy-broadcastable shapes"
-        ) from err
+    p_ref, beta, eps = check_map_params(p_ref, beta, eps, broadcast=True)
+    a = logit(p_ref)
     shape = a.shape
     a, beta, eps = a.ravel(), beta.ravel(), eps.ravel()
     args = (a, beta, eps)
@@ -206,9 +185,7 @@ def fixed_points(p_ref: float, beta: float, eps: float) -> list[FixedPoint]:
 
     Scalar arguments. For eps > 0 there are 1 or 3 (2 at a tangency); for eps = 0, 0 or 2 (p = 0, 1 excluded).
     """
-    for name, value in (("p_ref", p_ref), ("beta", beta), ("eps", eps)):
-        if np.ndim(value) != 0:
-            raise ValueError(f"{name}={value!r} must be a scalar; valid range is a single real number")
+    check_map_params(p_ref, beta, eps, scalar=True)
     grid = fixed_points_grid(p_ref, beta, eps)
     out = []
     for z, s in zip(grid.logits, grid.slopes, strict=True):

@@ -19,23 +19,14 @@ import mpmath
 import numpy as np
 
 from grpo_nb.dynamics.map import iterate_logit
-from grpo_nb.validation import check_beta, check_eps, check_p_ref, check_positive_int
+from grpo_nb.validation import check_map_params, check_positive_int
 
 __all__ = ["SeparationResult", "mp_logit_orbit", "mp_lyapunov", "renormalised_separation_rate", "separation_test"]
 
 
-def _scalar(name: str, value: np.ndarray) -> float:
-    if np.ndim(value) != 0:
-        raise ValueError(f"{name} has shape {np.shape(value)}; valid input is a scalar")
-    return float(value)
-
-
 def _params(p_ref: object, beta: object, eps: object) -> tuple[float, float, float]:
-    return (
-        _scalar("p_ref", check_p_ref(p_ref)),
-        _scalar("beta", check_beta(beta)),
-        _scalar("eps", check_eps(eps)),
-    )
+    p_ref, beta, eps = check_map_params(p_ref, beta, eps, scalar=True)
+    return float(p_ref), float(beta), float(eps)
 
 
 class _MpMap:

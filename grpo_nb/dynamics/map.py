@@ -10,7 +10,9 @@ In logit (log-odds) coordinates z = log(p / (1 - p)) the map is a shift of the r
     logit h(p) = logit p_ref + 1 / (beta * sqrt(p(1-p) + eps)),
 
 which stays exact where p is within 1e-300 of 0 or 1 and float64 would round p itself.
-Every function here works in those coordinates internally.
+Every function here works in those coordinates internally. This module is the one numpy home of the logit map
+g(z) = logit h(sigmoid z), of its derivative g'(z) (Proposition 1 in logit coordinates; at a fixed point it is
+Lemma 1's slope h'(p*)) and of its iteration; every other module calls these.
 """
 
 from __future__ import annotations
@@ -18,9 +20,20 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import expit, logit
 
-from grpo_nb.validation import check_beta, check_eps, check_p, check_p_ref, check_positive_int
+from grpo_nb.validation import check_map_params, check_p, check_positive_int, scalar_or_array
 
-__all__ = ["bernoulli_variance_of_logit", "h", "h_prime", "iterate", "iterate_logit", "logit_h", "logit_map"]
+__all__ = [
+    "bernoulli_variance_of_logit",
+    "h",
+    "h_prime",
+    "iterate",
+    "iterate_logit",
+    "log_abs_logit_map_slope",
+    "logit_h",
+    "logit_map",
+    "logit_map_power",
+    "logit_map_slope",
+]
 
 
 def bernoulli_variance_of_logit(z: np.ndarray) -> np.ndarray:
@@ -45,21 +58,52 @@ def logit_map(z: np.ndarray, a: np.ndarray, beta: np.ndarray, eps: np.ndarray) -
     return a + inv_sd / beta
 
 
-def _validated(p_ref: object, beta: object, eps: object) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    return check_p_ref(p_ref), check_beta(beta), check_eps(eps)
+def logit_map_power(z: object, a: object, beta: object, eps: object, n: int) -> np.ndarray:
+    """g^n(z): n applications of :func:`logit_map` (no validation, vectorised; n = 0 returns z)."""
+    z = np.asarray(z, dtype=float)
+    for _ in range(n):
+        z = logit_map(z, a, beta, eps)
+    return z
 
 
-def _out(x: np.ndarray) -> np.ndarray | float:
-    return float(x) if np.ndim(x) == 0 else x
+def log_abs_logit_map_slope(z: object, beta: object, eps: object) -> np.ndarray:
+    """log|g'(z)|, g'(z) = v tanh(z/2) / (2 beta (v + eps)^{3/2}), v = sigmoid(z) sigmoid(-z). No validation.
+
+    Computed in log form (log v = -|z| - 2 log(1+e^{-|z|})), so it stays finite for |z| up to ~1e308.
+    With eps = 0, g'(z) = sinh(z/2)/beta and log|g'| = |z|/2 + log(1+e^{-|z|}) + log|tanh(z/2)| - log(2 beta).
+    """
+    z = np.asarray(z, dtype=float)
+    az = np.abs(z)
+    eps = np.asarray(eps, dtype=float)
+    beta = np.asarray(beta, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        log1p_e = np.log1p(np.exp(-az))
+        log_v = -az - 2.0 * log1p_e
+        log_tanh = np.log(np.abs(np.tanh(0.5 * z)))
+        v = bernoulli_variance_of_logit(z)
+        # eps > 0: log v - 1.5 log(v+eps); eps = 0: -0.5 log v = |z|/2 + log1p(e^{-|z|})
+        log_ratio = np.where(eps > 0, log_v - 1.5 * np.log(v + eps), 0.5 * az + log1p_e)
+        return log_ratio + log_tanh - np.log(2.0 * beta)
+
+
+def logit_map_slope(z: object, beta: object, eps: object) -> np.ndarray:
+    """g'(z) = v tanh(z/2) / (2 beta (v+eps)^{3/2}) (eps > 0) or sinh(z/2)/beta (eps = 0). No validation.
+
+    The sign of tanh(z/2) times exp(:func:`log_abs_logit_map_slope`). Equal to h'(p) at p = sigmoid(z) only at
+    fixed points (conjugacy), where it is Lemma 1's slope.
+    """
+    z = np.asarray(z, dtype=float)
+    with np.errstate(over="ignore"):
+        return np.sign(z) * np.exp(log_abs_logit_map_slope(z, beta, eps))
 
 
 def logit_h(p: object, p_ref: object, beta: object, eps: object) -> np.ndarray | float:
     """logit h(p) = logit p_ref + 1/(beta sqrt(p(1-p)+eps)) (Thm 2 in log-odds). Numpy-vectorised."""
-    p_ref, beta, eps = _validated(p_ref, beta, eps)
+    p_ref, beta, eps = check_map_params(p_ref, beta, eps)
     p = check_p(p, eps)
     with np.errstate(divide="ignore"):
         val = logit(p_ref) + 1.0 / (beta * np.sqrt(p * (1.0 - p) + eps))
-    return _out(val)
+    return scalar_or_array(val)
 
 
 def h(p: object, p_ref: object, beta: object, eps: object) -> np.ndarray | float:
@@ -67,7 +111,7 @@ def h(p: object, p_ref: object, beta: object, eps: object) -> np.ndarray | float
 
     Computed as sigmoid(logit h(p)); eps = 0 is allowed only for 0 < p < 1 (Remark 1).
     """
-    return _out(expit(np.asarray(logit_h(p, p_ref, beta, eps))))
+    return scalar_or_array(expit(np.asarray(logit_h(p, p_ref, beta, eps))))
 
 
 def h_prime(p: object, p_ref: object, beta: object, eps: object) -> np.ndarray | float:
@@ -77,7 +121,7 @@ def h_prime(p: object, p_ref: object, beta: object, eps: object) -> np.ndarray |
     -|z| - 2 log(1 + e^{-|z|}), so neither it nor (p(1-p) + eps)^{3/2} underflows to 0 where h is
     within 1e-16 of 1 or p(1-p) + eps is below 1e-200 (eps = 0, p = 1e-300 gives a finite 0, not NaN).
     """
-    p_ref, beta, eps = _validated(p_ref, beta, eps)
+    p_ref, beta, eps = check_map_params(p_ref, beta, eps)
     p = check_p(p, eps)
     z = np.asarray(logit_h(p, p_ref, beta, eps))
     var = p * (1.0 - p) + eps
@@ -90,12 +134,12 @@ def h_prime(p: object, p_ref: object, beta: object, eps: object) -> np.ndarray |
             - np.log(2.0 * beta)
             - 1.5 * np.log(var)
         )
-    return _out(np.sign(2.0 * p - 1.0) * np.exp(log_abs))
+    return scalar_or_array(np.sign(2.0 * p - 1.0) * np.exp(log_abs))
 
 
 def iterate_logit(p_ref: object, beta: object, eps: object, n: int) -> np.ndarray:
     """Logits z_0..z_n of the orbit p_k = h(p_{k-1}), p_0 = p_ref; shape (n+1, *broadcast shape)."""
-    p_ref, beta, eps = _validated(p_ref, beta, eps)
+    p_ref, beta, eps = check_map_params(p_ref, beta, eps)
     n = check_positive_int("n", n, minimum=0)
     a = logit(p_ref)
     a, beta, eps = np.broadcast_arrays(a, beta, eps)

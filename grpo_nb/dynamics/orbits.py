@@ -22,30 +22,39 @@ p = 1 is the limit of such an orbit, which never reaches it; every finite iterat
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import IntEnum
 from typing import NamedTuple
 
 import numpy as np
 from scipy.special import expit, logit
 
-from grpo_nb.dynamics.map import bernoulli_variance_of_logit, logit_map
-from grpo_nb.validation import check_beta, check_eps, check_p_ref, check_positive_int
+from grpo_nb.dynamics.map import log_abs_logit_map_slope, logit_map, logit_map_power
+from grpo_nb.validation import check_map_params, check_positive_int
 
 __all__ = [
-    "KIND_CHAOTIC",
-    "KIND_CYCLE",
-    "KIND_FIXED_POINT",
-    "KIND_NAMES",
     "ChaoticOrbitError",
+    "OrbitClass",
     "OrbitKind",
     "OrbitSummary",
     "attractor",
     "classify_orbits",
-    "log_abs_logit_map_derivative",
     "orbit_kind",
 ]
 
-KIND_FIXED_POINT, KIND_CYCLE, KIND_CHAOTIC = 0, 1, 2
-KIND_NAMES = ("fixed_point", "cycle", "chaotic")
+
+class OrbitClass(IntEnum):
+    """The long-run behaviour of an orbit; ``OrbitSummary.kind`` holds these codes (``.label`` is the API name)."""
+
+    FIXED_POINT = 0
+    CYCLE = 1
+    CHAOTIC = 2
+
+    @property
+    def label(self) -> str:
+        """ "fixed_point" | "cycle" | "chaotic", the names :func:`orbit_kind` returns."""
+        return self.name.lower()
+
+
 PERIOD_UNRESOLVED = -1  # a non-chaotic orbit that settled on no cycle of period <= max_period
 
 
@@ -57,7 +66,7 @@ class ChaoticOrbitError(RuntimeError):
 class OrbitSummary:
     """Long-run behaviour of the orbits from p_ref, arrays over the broadcast shape of (p_ref, beta, eps).
 
-    kind: int codes KIND_FIXED_POINT = 0, KIND_CYCLE = 1, KIND_CHAOTIC = 2.
+    kind: :class:`OrbitClass` codes (FIXED_POINT = 0, CYCLE = 1, CHAOTIC = 2).
     period: 1 for a fixed point, k for a k-cycle, 0 for chaos; -1 (PERIOD_UNRESOLVED, kind = cycle) for
         a non-chaotic orbit (Lyapunov exponent <= chaos_threshold) that showed no period <= max_period
         even after the extended transient (a very slow approach to a bifurcation point, or a long cycle).
@@ -80,53 +89,13 @@ class OrbitKind(NamedTuple):
     lyapunov: float
 
 
-def log_abs_logit_map_derivative(z: object, beta: object, eps: object) -> np.ndarray:
-    """log|g'(z)|, g'(z) = v tanh(z/2) / (2 beta (v + eps)^{3/2}) (Prop. 1 in logit coordinates), no validation.
-
-    Computed in log form (log v = -|z| - 2 log(1+e^{-|z|})), so it stays finite for |z| up to ~1e308.
-    With eps = 0, g'(z) = sinh(z/2)/beta and log|g'| = |z|/2 + log(1+e^{-|z|}) + log|tanh(z/2)| - log(2 beta).
-    """
-    z = np.asarray(z, dtype=float)
-    az = np.abs(z)
-    eps = np.asarray(eps, dtype=float)
-    beta = np.asarray(beta, dtype=float)
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        log1p_e = np.log1p(np.exp(-az))
-        log_v = -az - 2.0 * log1p_e
-        log_tanh = np.log(np.abs(np.tanh(0.5 * z)))
-        v = bernoulli_variance_of_logit(z)
-        # eps > 0: log v - 1.5 log(v+eps); eps = 0: -0.5 log v = |z|/2 + log1p(e^{-|z|})
-        log_ratio = np.where(eps > 0, log_v - 1.5 * np.log(v + eps), 0.5 * az + log1p_e)
-        out = log_ratio + log_tanh - np.log(2.0 * beta)
-    return out
-
-
-def _validated(p_ref: object, beta: object, eps: object) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    p_ref, beta, eps = check_p_ref(p_ref), check_beta(beta), check_eps(eps)
-    try:
-        shape = np.broadcast_shapes(p_ref.shape, beta.shape, eps.shape)
-    except ValueError as err:
-        raise ValueError(
-            f"p_ref, beta, eps have shapes {p_ref.shape}, {beta.shape}, {eps.shape} that do not broadcast; "
-            "valid shapes are numpy-broadcastable"
-        ) from err
-    a = np.broadcast_to(logit(p_ref), shape).astype(float)
-    return a, np.broadcast_to(beta, shape).astype(float), np.broadcast_to(eps, shape).astype(float)
-
-
-def _run(z: np.ndarray, a: np.ndarray, beta: np.ndarray, eps: np.ndarray, n: int) -> np.ndarray:
-    for _ in range(n):
-        z = logit_map(z, a, beta, eps)
-    return z
-
-
 def _window(z: np.ndarray, a: np.ndarray, beta: np.ndarray, eps: np.ndarray, n_lyapunov: int, n_keep: int):
     """Average log|g'| over n_lyapunov steps from z, then keep the last n_keep logits (shape (*s, n_keep))."""
     total = np.zeros_like(z)
     keep = np.empty((*z.shape, n_keep))
     start = n_lyapunov - n_keep
     for k in range(n_lyapunov):
-        total += log_abs_logit_map_derivative(z, beta, eps)
+        total += log_abs_logit_map_slope(z, beta, eps)
         z = logit_map(z, a, beta, eps)
         if k >= start:
             keep[..., k - start] = z
@@ -200,7 +169,8 @@ def classify_orbits(
     Raises ValueError for beta <= 0, p_ref outside (0, 1), eps < 0, NaN, non-broadcastable shapes or bad
     integer/tolerance options.
     """
-    a, beta, eps = _validated(p_ref, beta, eps)
+    p_ref, beta, eps = check_map_params(p_ref, beta, eps, broadcast=True)
+    a = logit(p_ref)
     shape = a.shape  # work on flat copies, so scalar input (0-d) can be indexed like any grid
     a, beta, eps = (np.array(x, dtype=float).reshape(-1) for x in (a, beta, eps))
     transient = check_positive_int("transient", transient, minimum=0)
@@ -213,7 +183,7 @@ def classify_orbits(
     if not (isinstance(chaos_threshold, (int, float)) and np.isfinite(chaos_threshold) and chaos_threshold >= 0):
         raise ValueError(f"chaos_threshold={chaos_threshold!r} is out of range; valid range is 0 <= chaos_threshold")
 
-    z = _run(a.copy(), a, beta, eps, transient)
+    z = logit_map_power(a.copy(), a, beta, eps, transient)
     z, lyap, keep = _window(z, a, beta, eps, n_lyapunov, n_keep)
     period = _periods(keep, max_period, tol)
     slow = _converging_to(keep, period)
@@ -224,7 +194,7 @@ def classify_orbits(
         if not undecided.any():
             break
         idx = np.nonzero(undecided)
-        zs = _run(z[idx], a[idx], beta[idx], eps[idx], transient)
+        zs = logit_map_power(z[idx], a[idx], beta[idx], eps[idx], transient)
         zs, ls, ks = _window(zs, a[idx], beta[idx], eps[idx], n_lyapunov, n_keep)
         z[idx], lyap[idx], keep[idx] = zs, ls, ks
         period[idx] = _periods(ks, max_period, tol)
@@ -236,12 +206,12 @@ def classify_orbits(
     period = np.where(slow > 0, slow, period)
     undecided &= slow == 0
 
-    kind = np.full(a.shape, KIND_CHAOTIC, dtype=int)
-    kind[period == 1] = KIND_FIXED_POINT
-    kind[period > 1] = KIND_CYCLE
-    kind[undecided] = KIND_CYCLE
+    kind = np.full(a.shape, OrbitClass.CHAOTIC, dtype=int)
+    kind[period == 1] = OrbitClass.FIXED_POINT
+    kind[period > 1] = OrbitClass.CYCLE
+    kind[undecided] = OrbitClass.CYCLE
     period = np.where(undecided, PERIOD_UNRESOLVED, period)
-    kind[escaped] = KIND_FIXED_POINT
+    kind[escaped] = OrbitClass.FIXED_POINT
     period = np.where(escaped, 1, period)
     lyap = np.where(escaped, -np.inf, lyap)
     keep = np.where(escaped[..., None], np.inf, keep)
@@ -254,9 +224,7 @@ def classify_orbits(
 
 
 def _scalar_summary(p_ref: object, beta: object, eps: object, **options) -> OrbitSummary:
-    for name, value in (("p_ref", p_ref), ("beta", beta), ("eps", eps)):
-        if np.ndim(value) != 0:
-            raise ValueError(f"{name} has shape {np.shape(value)}; valid input is a scalar (use classify_orbits)")
+    check_map_params(p_ref, beta, eps, scalar=True)
     return classify_orbits(p_ref, beta, eps, **options)
 
 
@@ -268,7 +236,7 @@ def orbit_kind(p_ref: object, beta: object, eps: object, **options) -> OrbitKind
     A non-chaotic orbit with no resolved period is reported as ("cycle", -1, lam).
     """
     s = _scalar_summary(p_ref, beta, eps, **options)
-    kind = KIND_NAMES[int(s.kind)]
+    kind = OrbitClass(int(s.kind)).label
     period = None if kind == "chaotic" else int(s.period)
     return OrbitKind(kind=kind, period=period, lyapunov=float(s.lyapunov))
 
@@ -285,7 +253,7 @@ def attractor(p_ref: object, beta: object, eps: object, **options) -> tuple[floa
     if period <= 0:
         raise ChaoticOrbitError(
             f"the orbit from p_ref={float(p_ref)!r}, beta={float(beta)!r}, eps={float(eps)!r} is "
-            f"{KIND_NAMES[int(s.kind)]} with period {period} (Lyapunov exponent {float(s.lyapunov):.3g}): "
+            f"{OrbitClass(int(s.kind)).label} with period {period} (Lyapunov exponent {float(s.lyapunov):.3g}): "
             "it has no finite limit set to report"
         )
     cycle = s.limit_logits[-period:]

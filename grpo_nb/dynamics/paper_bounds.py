@@ -18,7 +18,7 @@ import numpy as np
 from scipy.special import logit
 
 from grpo_nb.dynamics.fixed_points import fixed_points_grid
-from grpo_nb.dynamics.map import bernoulli_variance_of_logit
+from grpo_nb.dynamics.map import logit_map_slope
 from grpo_nb.validation import check_beta, check_eps, check_p, check_p_ref
 
 __all__ = [
@@ -62,25 +62,20 @@ def amplification_gap(p_ref: object, beta: object, eps: object) -> np.ndarray:
 
 
 def theorem4_beta_bound(p_star: object, eps: object) -> np.ndarray:
-    """Lemma 1 / Theorem 4: B(p*) = p*(1-p*)|2p*-1| / (2 (p*(1-p*) + eps)^{3/2}); beta > B(p*) iff |h'(p*)| < 1."""
+    """Lemma 1 / Theorem 4: B(p*) = p*(1-p*)|2p*-1| / (2 (p*(1-p*) + eps)^{3/2}); beta > B(p*) iff |h'(p*)| < 1.
+
+    Evaluated as :func:`theorem4_beta_bound_logit` at z* = logit p* (p* = 0 or 1 give B = 0 for eps > 0).
+    """
     eps = check_eps(eps)
     p = check_p(p_star, eps, name="p_star")
-    v = p * (1.0 - p)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        total = v + eps  # written as (v/(v+eps)) |2p-1| / (2 sqrt(v+eps)) so tiny v + eps does not underflow
-        return np.where(
-            total > 0, (v / np.where(total > 0, total, 1.0)) * np.abs(2.0 * p - 1.0) / (2.0 * np.sqrt(total)), 0.0
-        )
+    with np.errstate(divide="ignore"):
+        return theorem4_beta_bound_logit(logit(p), eps)
 
 
 def theorem4_beta_bound_logit(z_star: object, eps: object) -> np.ndarray:
-    """B(p*) from z* = logit p* (exact near 1): v |tanh(z*/2)| / (2 (v + eps)^{3/2}), v = sigmoid(z*)sigmoid(-z*)."""
+    """B(p*) from z* = logit p* (exact near 1): B = beta |g'(z*)|, the logit map's slope at beta = 1 (Lemma 1)."""
     eps = check_eps(eps)
     z = np.asarray(z_star, dtype=float)
     if np.isnan(z).any():
         raise ValueError(f"z_star={z_star!r} contains NaN; valid range is a real logit (-inf, inf)")
-    v = bernoulli_variance_of_logit(z)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        total = v + eps
-        scaled = (v / total) * np.abs(np.tanh(0.5 * z)) / (2.0 * np.sqrt(total))
-        return np.where(v > 0, scaled, np.where(eps > 0, 0.0, np.inf))
+    return np.abs(logit_map_slope(z, 1.0, eps))

@@ -1,15 +1,15 @@
 """Where the orbit of Eq. (8) from p_0 = p_ref goes, over a (beta, p_ref) grid: the regime map of paper §4.
 
-Each grid point gets a regime code from its long-run orbit (computed by Engineer D's
+Each grid point gets a :class:`Regime` from its long-run orbit (computed by
 :func:`grpo_nb.dynamics.orbits.classify_orbits`; this module detects no periods itself) and its fixed points
 (:func:`grpo_nb.dynamics.fixed_points.fixed_points_grid`):
 
-* ``REGIME_INTERIOR`` (0): the orbit converges to a fixed point with p*(1-p*) >= eps, an interior one;
-* ``REGIME_NEAR_ONE`` (1): it converges to the fixed point next to 1, where p*(1-p*) < eps so the smoothing eps
+* ``Regime.INTERIOR`` (0): the orbit converges to a fixed point with p*(1-p*) >= eps, an interior one;
+* ``Regime.NEAR_ONE`` (1): it converges to the fixed point next to 1, where p*(1-p*) < eps so the smoothing eps
   dominates the variance and the map is saturated at its cap logit p_ref + 1/(beta sqrt(eps)) (for eps = 0: the orbit
   runs to p = 1);
-* ``REGIME_CYCLE`` (2): it settles on a k-cycle (``period`` = k; -1 when D's detector could not resolve k);
-* ``REGIME_CHAOTIC`` (3): no finite limit set (positive Lyapunov exponent).
+* ``Regime.CYCLE`` (2): it settles on a k-cycle (``period`` = k; -1 when the period detector could not resolve k);
+* ``Regime.CHAOTIC`` (3): no finite limit set (positive Lyapunov exponent).
 
 Two flags mark where Theorem 4 (a local statement) does not describe the orbit from p_ref:
 
@@ -21,33 +21,45 @@ Two flags mark where Theorem 4 (a local statement) does not describe the orbit f
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import IntEnum
 
 import numpy as np
 
 from grpo_nb.dynamics.fixed_points import fixed_points_grid
 from grpo_nb.dynamics.map import bernoulli_variance_of_logit
-from grpo_nb.dynamics.orbits import KIND_CHAOTIC, KIND_CYCLE, KIND_FIXED_POINT, classify_orbits
+from grpo_nb.dynamics.orbits import OrbitClass, classify_orbits
 from grpo_nb.validation import check_beta, check_eps, check_p_ref
 
-__all__ = [
-    "REGIME_CHAOTIC",
-    "REGIME_CYCLE",
-    "REGIME_INTERIOR",
-    "REGIME_NAMES",
-    "REGIME_NEAR_ONE",
-    "RegimeMap",
-    "regime_map",
-]
+__all__ = ["Regime", "RegimeMap", "regime_map"]
 
-REGIME_INTERIOR, REGIME_NEAR_ONE, REGIME_CYCLE, REGIME_CHAOTIC = 0, 1, 2, 3
-REGIME_NAMES = ("interior fixed point", "fixed point next to 1", "cycle", "chaotic")
+
+class Regime(IntEnum):
+    """Where the orbit from p_ref goes; ``RegimeMap.regime`` holds these codes, ``.label`` names them for readers."""
+
+    INTERIOR = 0
+    NEAR_ONE = 1
+    CYCLE = 2
+    CHAOTIC = 3
+
+    @property
+    def label(self) -> str:
+        """The reader-facing name used in tables and legends."""
+        return _REGIME_LABELS[self]
+
+
+_REGIME_LABELS = {
+    Regime.INTERIOR: "interior fixed point",
+    Regime.NEAR_ONE: "fixed point next to 1",
+    Regime.CYCLE: "cycle",
+    Regime.CHAOTIC: "chaotic",
+}
 
 
 @dataclass(frozen=True)
 class RegimeMap:
     """Regimes over the broadcast grid of (p_ref, beta) at one eps (arrays of the broadcast shape).
 
-    regime: REGIME_* codes; period: 1 for a fixed point, k for a k-cycle, 0 for chaos, -1 unresolved;
+    regime: :class:`Regime` codes; period: 1 for a fixed point, k for a k-cycle, 0 for chaos, -1 unresolved;
     limit_logit: the logit the orbit converges to (NaN for a cycle or chaos, +inf for an escape with eps = 0);
     matched_index: index (0..2) of the fixed point the orbit converges to in ``fixed_point_logits`` (-1 if none);
     fixed_point_logits / fixed_point_slopes: (..., 3), NaN-padded; n_fixed_points; stable_elsewhere; no_stable.
@@ -68,7 +80,7 @@ class RegimeMap:
 
     def counts(self) -> dict[str, int]:
         """Number of grid points in each regime and with each flag."""
-        out = {name: int(np.sum(self.regime == code)) for code, name in enumerate(REGIME_NAMES)}
+        out = {r.label: int(np.sum(self.regime == r)) for r in Regime}
         out["stable fixed point exists, orbit goes elsewhere"] = int(self.stable_elsewhere.sum())
         out["no stable fixed point"] = int(self.no_stable.sum())
         return out
@@ -91,7 +103,7 @@ def regime_map(p_ref: object, beta: object, eps: float, *, match_rtol: float = 1
     fps = fixed_points_grid(p_ref, beta, eps)
     orbit = classify_orbits(p_ref, beta, eps, **orbit_options)
 
-    converged = orbit.kind == KIND_FIXED_POINT
+    converged = orbit.kind == OrbitClass.FIXED_POINT
     limit = np.where(converged, orbit.limit_logits[..., -1], np.nan)
     escaped = converged & np.isposinf(limit)
     with np.errstate(invalid="ignore"):
@@ -110,10 +122,10 @@ def regime_map(p_ref: object, beta: object, eps: float, *, match_rtol: float = 1
 
     with np.errstate(invalid="ignore"):
         near_one = np.where(escaped, True, bernoulli_variance_of_logit(limit) < eps)
-    regime = np.full(p_ref.shape, REGIME_CHAOTIC, dtype=int)
-    regime[orbit.kind == KIND_CYCLE] = REGIME_CYCLE
-    regime[converged] = np.where(near_one[converged], REGIME_NEAR_ONE, REGIME_INTERIOR)
-    regime[orbit.kind == KIND_CHAOTIC] = REGIME_CHAOTIC
+    regime = np.full(p_ref.shape, Regime.CHAOTIC, dtype=int)
+    regime[orbit.kind == OrbitClass.CYCLE] = Regime.CYCLE
+    regime[converged] = np.where(near_one[converged], Regime.NEAR_ONE, Regime.INTERIOR)
+    regime[orbit.kind == OrbitClass.CHAOTIC] = Regime.CHAOTIC
 
     stable = fps.stable
     any_stable = stable.any(axis=-1)

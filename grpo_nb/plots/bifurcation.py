@@ -12,10 +12,12 @@ import numpy as np
 from matplotlib.figure import Figure
 from scipy.special import expit, logit
 
-from grpo_nb.dynamics.bifurcation import BifurcationDiagram
+from grpo_nb.dynamics.bifurcation import BifurcationDiagram, bifurcation_diagram
 from grpo_nb.dynamics.high_precision import SeparationResult
+from grpo_nb.dynamics.orbits import OrbitClass
 
 __all__ = [
+    "draw_bifurcation_diagram",
     "plot_bifurcation_diagrams",
     "plot_feigenbaum_ratios",
     "plot_finite_group_orbits",
@@ -23,8 +25,11 @@ __all__ = [
     "plot_separation",
 ]
 
-_KIND_COLORS = ("tab:blue", "tab:green", "tab:red")  # fixed point, cycle, chaotic
-_KIND_LABELS = ("fixed point", "cycle", "chaotic")
+_KIND_COLORS = {OrbitClass.FIXED_POINT: "tab:blue", OrbitClass.CYCLE: "tab:green", OrbitClass.CHAOTIC: "tab:red"}
+
+
+def _kind_label(kind: OrbitClass) -> str:
+    return kind.label.replace("_", " ")
 
 
 def _p_axis(ax: plt.Axes, side: str = "right") -> None:
@@ -85,9 +90,11 @@ def plot_bifurcation_diagrams(
         betas = np.repeat(d.beta, d.limit_logits.shape[1])
         z = np.clip(d.limit_logits.ravel(), lo, hi)
         kinds = np.repeat(d.kind, d.limit_logits.shape[1])
-        for k, (color, label) in enumerate(zip(_KIND_COLORS, _KIND_LABELS, strict=True)):
-            sel = kinds == k
-            top.scatter(betas[sel], z[sel], s=0.3, color=color, alpha=0.6, rasterized=True, label=label, lw=0)
+        for kind, color in _KIND_COLORS.items():
+            sel = kinds == kind
+            top.scatter(
+                betas[sel], z[sel], s=0.3, color=color, alpha=0.6, rasterized=True, label=_kind_label(kind), lw=0
+            )
         lyap = np.clip(d.lyapunov, *lyapunov_range)
         bottom.plot(d.beta, lyap, color="black", lw=0.6)
         bottom.fill_between(d.beta, 0, lyap, where=lyap > 0, color="tab:red", alpha=0.5, lw=0)
@@ -108,10 +115,7 @@ def plot_bifurcation_diagrams(
             _p_axis(top)
     axes[0, 0].set_ylabel(r"long-run logit of $p_n$")
     axes[1, 0].set_ylabel("Lyapunov exponent")
-    handles = [
-        plt.Line2D([], [], marker="o", ls="", color=c, label=lab)
-        for c, lab in zip(_KIND_COLORS, _KIND_LABELS, strict=True)
-    ]
+    handles = [plt.Line2D([], [], marker="o", ls="", color=c, label=_kind_label(k)) for k, c in _KIND_COLORS.items()]
     axes[0, 0].legend(handles=handles, fontsize=7, loc="lower left")
     return fig
 
@@ -163,3 +167,8 @@ def plot_finite_group_orbits(orbits: Mapping[str, np.ndarray], title: str = "") 
     ax.set_title(title, fontsize=10)
     ax.legend(fontsize=7, loc="lower right")
     return fig
+
+
+def draw_bifurcation_diagram(p_ref: float, beta: np.ndarray, eps: float, **orbit_options) -> Figure:
+    """The bifurcation diagram over the beta grid for one (p_ref, eps), with the Lyapunov exponent underneath."""
+    return plot_bifurcation_diagrams([bifurcation_diagram(p_ref, beta, eps, **orbit_options)])

@@ -12,6 +12,8 @@ from matplotlib.colors import BoundaryNorm, ListedColormap
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
+from grpo_nb.dynamics.regimes import Regime
+
 __all__ = [
     "plot_beta_bound",
     "plot_cobweb",
@@ -147,19 +149,24 @@ def plot_cobweb(
     return fig
 
 
-_REGIME_COLORS = ["#9ecae1", "#3b6fb6", "#f4a259", "#b23a48"]
+_REGIME_COLORS = {
+    Regime.INTERIOR: "#9ecae1",
+    Regime.NEAR_ONE: "#3b6fb6",
+    Regime.CYCLE: "#f4a259",
+    Regime.CHAOTIC: "#b23a48",
+}
 
 
 def plot_regime_maps(panels: Sequence[dict], title: str = "") -> Figure:
     """The regime map over (beta, p_ref), one panel per eps.
 
-    Each panel dict has ``beta`` (1-D), ``p_ref`` (1-D), ``regime`` (len(p_ref), len(beta)) with codes 0 interior
-    fixed point, 1 fixed point next to 1, 2 cycle, 3 chaotic; ``stable_elsewhere`` and ``no_stable`` boolean masks
+    Each panel dict has ``beta`` (1-D), ``p_ref`` (1-D), ``regime`` (len(p_ref), len(beta)) with
+    :class:`grpo_nb.dynamics.regimes.Regime` codes; ``stable_elsewhere`` and ``no_stable`` boolean masks
     (hatched / dotted), ``marks`` (list of (beta, p_ref, label) points) and ``title``.
     """
     fig, axes = plt.subplots(1, len(panels), figsize=(5.4 * len(panels), 4.4), layout="constrained", squeeze=False)
-    cmap = ListedColormap(_REGIME_COLORS)
-    norm = BoundaryNorm([-0.5, 0.5, 1.5, 2.5, 3.5], cmap.N)
+    cmap = ListedColormap([_REGIME_COLORS[r] for r in Regime])
+    norm = BoundaryNorm(np.arange(len(Regime) + 1) - 0.5, cmap.N)
     for ax, panel in zip(axes[0], panels, strict=True):
         beta, p_ref = panel["beta"], panel["p_ref"]
         ax.pcolormesh(beta, p_ref, panel["regime"], cmap=cmap, norm=norm, shading="auto")
@@ -175,12 +182,7 @@ def plot_regime_maps(panels: Sequence[dict], title: str = "") -> Figure:
         ax.set_xlabel(r"$\beta$")
         ax.set_title(panel["title"], fontsize=10)
     axes[0, 0].set_ylabel(r"$p_{ref}$ (logit scale)")
-    handles = [
-        Patch(color=c, label=name)
-        for c, name in zip(
-            _REGIME_COLORS, ["interior fixed point", "fixed point next to 1", "cycle", "chaotic"], strict=True
-        )
-    ]
+    handles = [Patch(color=_REGIME_COLORS[r], label=r.label) for r in Regime]
     handles += [
         Patch(facecolor="none", edgecolor="black", hatch="////", label="a stable fixed point is not reached"),
         Patch(facecolor="none", edgecolor="black", hatch="..", label="no stable fixed point"),

@@ -5,13 +5,19 @@ Figure functions only draw: the values come from :mod:`grpo_nb.weights` and :mod
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 
-__all__ = ["plot_clipped_objective", "plot_weights"]
+from grpo_nb.clipping import clipped_term
+from grpo_nb.weights import omega_minus, omega_plus
+
+__all__ = ["draw_clipped_objective", "draw_weights", "plot_clipped_objective", "plot_weights"]
+
+#: p on the open interval, for the unsmoothed weights (eps = 0 is undefined at p = 0 and 1)
+P_OPEN = np.linspace(1e-4, 1 - 1e-4, 999)
 
 
 def plot_weights(
@@ -67,3 +73,28 @@ def plot_clipped_objective(
     axes[0].set_ylabel("per-sample objective")
     axes[0].legend(fontsize=8)
     return fig
+
+
+def draw_weights(
+    eps_values: Sequence[float] = (0.0,),
+    p: np.ndarray = P_OPEN,
+    *,
+    ymax: float = 5.0,
+    logy: bool = False,
+    title: str = "GRPO's weights against the success probability of the old policy",
+) -> Figure:
+    """Paper Fig. 1 (eps = 0) and its smoothed versions: omega^+_eps and omega^-_eps of Eq. 4 for each eps."""
+    curves = {rf"$\varepsilon$ = {e:g}": (omega_plus(p, e), omega_minus(p, e)) for e in eps_values}
+    return plot_weights(p, curves, ymax=ymax, logy=logy, title=title)
+
+
+def draw_clipped_objective(clip_eps: float = 0.2, advantage: float = 1.0) -> Figure:
+    """§2.1's clipped term f(x, +A) (a success) and f(x, -A) (a failure) against the ratio x, with x A dashed."""
+    ratio = np.linspace(0.0, 2.0, 401)
+    panels = {f"A = +{advantage:g} (success)": advantage, f"A = -{advantage:g} (failure)": -advantage}
+    return plot_clipped_objective(
+        ratio,
+        {k: clipped_term(ratio, a, clip_eps) for k, a in panels.items()},
+        {k: ratio * a for k, a in panels.items()},
+        clip_eps,
+    )

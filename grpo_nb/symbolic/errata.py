@@ -26,11 +26,12 @@ from grpo_nb.symbolic.proofs import (
     EPS,
     P_REF,
     P,
-    _md,
+    escape_markdown,
     h_expr,
     omega_minus,
     omega_plus,
     remark1_discontinuity,
+    sigmoid,
     theorem2_logistic_form,
     variance_term,
 )
@@ -65,10 +66,6 @@ def _all(name: str, items: list[Identity], notes: str = "") -> Identity:
         notes=notes,
         extra={"steps": items},
     )
-
-
-def _sigma(z: sp.Expr) -> sp.Expr:
-    return 1 / (1 + sp.exp(-z))
 
 
 def _exp_check(name: str, lhs: sp.Expr, rhs: sp.Expr) -> Identity:
@@ -218,10 +215,10 @@ def _ref_lemma4() -> Erratum:
 def _lemma3_sigma() -> Erratum:
     z = amp.Z
     corrected = _exp_check(
-        "sigma(1-sigma) = e^{-z}/(1+e^{-z})^2", _sigma(z) * (1 - _sigma(z)), sp.exp(-z) / (1 + sp.exp(-z)) ** 2
+        "sigma(1-sigma) = e^{-z}/(1+e^{-z})^2", sigmoid(z) * (1 - sigmoid(z)), sp.exp(-z) / (1 + sp.exp(-z)) ** 2
     )
     printed = _exp_check(
-        "sigma(1-sigma) = e^{-z}/(1-e^{-z})^2", _sigma(z) * (1 - _sigma(z)), printed_lemma3_sigma_product()
+        "sigma(1-sigma) = e^{-z}/(1-e^{-z})^2", sigmoid(z) * (1 - sigmoid(z)), printed_lemma3_sigma_product()
     )
     return Erratum(
         "Proof of Lemma 3 (1)",
@@ -236,10 +233,10 @@ def _lemma3_sigma() -> Erratum:
 def _lemma3_cosh_sigma() -> Erratum:
     x = amp.X
     corrected = _exp_check(
-        "cosh^2 x = 1/(4 sigma(2x)(1-sigma(2x)))", sp.cosh(x) ** 2, 1 / (4 * _sigma(2 * x) * (1 - _sigma(2 * x)))
+        "cosh^2 x = 1/(4 sigma(2x)(1-sigma(2x)))", sp.cosh(x) ** 2, 1 / (4 * sigmoid(2 * x) * (1 - sigmoid(2 * x)))
     )
     printed = _exp_check(
-        "cosh^2 x = sigma(2x)(1-sigma(2x))/4", sp.cosh(x) ** 2, _sigma(2 * x) * (1 - _sigma(2 * x)) / 4
+        "cosh^2 x = sigma(2x)(1-sigma(2x))/4", sp.cosh(x) ** 2, sigmoid(2 * x) * (1 - sigmoid(2 * x)) / 4
     )
     return Erratum(
         "Proof of Lemma 3 (1)",
@@ -378,10 +375,10 @@ def errata_table(entries: list[Erratum] | None = None) -> Markdown:
         rows.append(
             [
                 str(i),
-                _md(e.location),
+                escape_markdown(e.location),
                 e.kind,
-                _md(e.printed),
-                _md(e.corrected),
+                escape_markdown(e.printed),
+                escape_markdown(e.corrected),
                 "holds" if e.corrected_check.holds else "FAILS",
                 printed,
             ]

@@ -21,6 +21,8 @@ from grpo_nb.validation import check_positive_int
 __all__ = [
     "BETA",
     "EPS",
+    "OPEN_UNIT_SUBS",
+    "escape_markdown",
     "P",
     "P_REF",
     "P_STAR",
@@ -31,6 +33,7 @@ __all__ = [
     "omega_plus",
     "proposition1_derivative",
     "proposition1_sigmoid_chain",
+    "sigmoid",
     "proposition1_sign",
     "remark1_discontinuity",
     "theorem2_logistic_form",
@@ -43,7 +46,13 @@ _T = sp.Symbol("t", positive=True)
 # Positive reparametrisations that make 0 < p < 1 and 0 < p_ref < 1 visible to sympy's assumptions:
 # p = u/(1+u) with u > 0 (u = odds of p), p_ref = 1/(1+A) with A = (1-p_ref)/p_ref > 0.
 _U, _A = sp.symbols("u A", positive=True)
-_OPEN_UNIT = {P: _U / (1 + _U), P_REF: 1 / (1 + _A)}
+#: Substitution that puts p and p_ref strictly inside (0, 1), so sympy can decide signs on the open unit interval.
+OPEN_UNIT_SUBS = {P: _U / (1 + _U), P_REF: 1 / (1 + _A)}
+
+
+def sigmoid(z: sp.Expr) -> sp.Expr:
+    """The logistic function 1/(1 + e^{-z}) as a sympy expression (p = sigmoid(logit p))."""
+    return 1 / (1 + sp.exp(-z))
 
 
 def variance_term(p: sp.Expr = P, eps: sp.Expr = EPS) -> sp.Expr:
@@ -142,7 +151,7 @@ def proposition1_sign() -> list[Identity]:
     h = h_expr()
     hp = sp.diff(h, P)
     factor = sp.simplify(hp / (2 * P - 1))
-    positive = sp.simplify(factor.subs(_OPEN_UNIT)).is_positive
+    positive = sp.simplify(factor.subs(OPEN_UNIT_SUBS)).is_positive
     factorisation = check_equal("h'(p) = (2p - 1) c(p)", hp, (2 * P - 1) * factor)
     sign_id = Identity(
         name="c(p) > 0 for 0 < p < 1",
@@ -201,7 +210,7 @@ def remark1_discontinuity() -> list[Identity]:
     at1_eps0 = h0.subs(P, 1)
     h_eps0 = sp.simplify(h_eps.subs(P, 0))
     h_eps1 = sp.simplify(h_eps.subs(P, 1))
-    gap = sp.simplify((1 - h_eps0).subs(_OPEN_UNIT))
+    gap = sp.simplify((1 - h_eps0).subs(OPEN_UNIT_SUBS))
     return [
         check_equal("eps = 0: lim_{p->0+} h(p) = 1", lim0, sp.Integer(1)),
         check_equal("eps = 0: lim_{p->1-} h(p) = 1", lim1, sp.Integer(1)),
@@ -296,7 +305,7 @@ def theorem2_success_recursion(n_success: int = 2, n_fail: int = 2) -> Identity:
 # --------------------------------------------------------------------------------------------
 
 
-def _md(text: str) -> str:
+def escape_markdown(text: str) -> str:
     """Escape the characters that would break a Markdown table cell or start strikethrough/emphasis."""
     for ch in ("\\", "|", "~", "*", "_"):
         text = text.replace(ch, "\\" + ch)
@@ -306,7 +315,15 @@ def _md(text: str) -> str:
 def checks_table(items: Identity | list[Identity]) -> Markdown:
     """A Markdown table of checks: name, relation, verdict and notes (for the appendix chapter)."""
     items = items if isinstance(items, list) else [items]
-    rows = [[_md(i.name), _md(i.relation), "holds" if i.holds else "FAILS", _md(i.notes)] for i in items]
+    rows = [
+        [
+            escape_markdown(i.name),
+            escape_markdown(i.relation),
+            "holds" if i.holds else "FAILS",
+            escape_markdown(i.notes),
+        ]
+        for i in items
+    ]
     return markdown_table(["check", "relation", "result", "notes"], rows)
 
 

@@ -22,7 +22,17 @@ from grpo_nb.dynamics.map import h as h_num
 from grpo_nb.dynamics.map import h_prime as h_prime_num
 from grpo_nb.dynamics.paper_bounds import theorem3_condition
 from grpo_nb.symbolic.identity import Identity, check_equal
-from grpo_nb.symbolic.proofs import _OPEN_UNIT, BETA, EPS, P_REF, P_STAR, P, h_expr, variance_term
+from grpo_nb.symbolic.proofs import (
+    BETA,
+    EPS,
+    OPEN_UNIT_SUBS,
+    P_REF,
+    P_STAR,
+    P,
+    h_expr,
+    sigmoid,
+    variance_term,
+)
 
 __all__ = [
     "X",
@@ -45,13 +55,9 @@ A_POS = sp.Symbol("a", positive=True)
 _HALF = sp.Rational(1, 2)
 
 
-def _sigma(z: sp.Expr) -> sp.Expr:
-    return 1 / (1 + sp.exp(-z))
-
-
 def _is_positive(expr: sp.Expr) -> bool:
     """Sign of ``expr`` decided by sympy's assumptions, with 0 < p < 1 and 0 < p_ref < 1 made explicit."""
-    return bool(sp.simplify(sp.sympify(expr).subs(_OPEN_UNIT)).is_positive)
+    return bool(sp.simplify(sp.sympify(expr).subs(OPEN_UNIT_SUBS)).is_positive)
 
 
 def _grid_identity(name: str, margin: float, notes: str, tol: float = 0.0, **extra: object) -> Identity:
@@ -103,7 +109,7 @@ def lemma2_f_at_pref() -> Identity:
 def lemma3_part1(claimed: sp.Expr | None = None) -> Identity:
     """Lemma 3 (1): sigma(z)(1 - sigma(z)) = 1/(4 cosh^2(z/2)) (or ``claimed``, an expression in :data:`Z`)."""
     rhs = 1 / (4 * sp.cosh(Z / 2) ** 2) if claimed is None else sp.sympify(claimed)
-    lhs = _sigma(Z) * (1 - _sigma(Z))
+    lhs = sigmoid(Z) * (1 - sigmoid(Z))
     residual = sp.simplify((lhs - rhs).rewrite(sp.exp))
     return Identity(
         name="Lemma 3 (1): sigma(z)(1 - sigma(z)) = 1/(4 cosh^2(z/2))",
@@ -129,10 +135,10 @@ def lemma3_part1_steps() -> list[Identity]:
         eq("= (1 + e^{-2x})^2 e^{2x}/4", c2, (1 + sp.exp(-2 * X)) ** 2 * sp.exp(2 * X) / 4),
         eq(
             "sigma(z)(1 - sigma(z)) = e^{-z}/(1 + e^{-z})^2",
-            _sigma(Z) * (1 - _sigma(Z)),
+            sigmoid(Z) * (1 - sigmoid(Z)),
             sp.exp(-Z) / (1 + sp.exp(-Z)) ** 2,
         ),
-        eq("cosh^2(x) = 1/(4 sigma(2x)(1 - sigma(2x)))", c2, 1 / (4 * _sigma(2 * X) * (1 - _sigma(2 * X)))),
+        eq("cosh^2(x) = 1/(4 sigma(2x)(1 - sigma(2x)))", c2, 1 / (4 * sigmoid(2 * X) * (1 - sigmoid(2 * X)))),
     ]
 
 
@@ -183,11 +189,11 @@ def lemma4_cosh_pref(claimed: sp.Expr | None = None) -> list[Identity]:
     cosh^2(a/2) = 1/(4 p_ref (1 - p_ref)) (or ``claimed`` for cosh(a/2)); a > 0 iff p_ref > 1/2."""
     a = sp.log(P_REF / (1 - P_REF))
     x = a / 2
-    cosh_x = ((sp.exp(x) + sp.exp(-x)) / 2).subs(_OPEN_UNIT)
+    cosh_x = ((sp.exp(x) + sp.exp(-x)) / 2).subs(OPEN_UNIT_SUBS)
     half = (sp.sqrt(P_REF / (1 - P_REF)) + sp.sqrt((1 - P_REF) / P_REF)) / 2 if claimed is None else claimed
-    step = sp.simplify(cosh_x - sp.sympify(half).subs(_OPEN_UNIT))
+    step = sp.simplify(cosh_x - sp.sympify(half).subs(OPEN_UNIT_SUBS))
     square = sp.simplify(
-        (sp.cosh(x) ** 2).rewrite(sp.exp).subs(_OPEN_UNIT) - (1 / (4 * P_REF * (1 - P_REF))).subs(_OPEN_UNIT)
+        (sp.cosh(x) ** 2).rewrite(sp.exp).subs(OPEN_UNIT_SUBS) - (1 / (4 * P_REF * (1 - P_REF))).subs(OPEN_UNIT_SUBS)
     )
     expanded = (P_REF / (1 - P_REF) + (1 - P_REF) / P_REF + 2) / 4
     return [
@@ -304,7 +310,7 @@ def theorem3_case_high_pref(n_grid: int = 31) -> list[Identity]:
     f_prime = check_equal(
         "f'(p) = sigma(z)(1 - sigma(z)) (2p-1)/(2 beta V^{3/2}) - 1, z = a(p_ref) + b(p)/beta",
         sp.diff(h, P) - 1,
-        _sigma(z) * (1 - _sigma(z)) * (2 * P - 1) / (2 * BETA * v32) - 1,
+        sigmoid(z) * (1 - sigmoid(z)) * (2 * P - 1) / (2 * BETA * v32) - 1,
     )
     b_positive = Identity(
         name="b(p) = 1/sqrt(p(1-p)+eps) > 0", lhs=b, rhs=sp.Integer(0), holds=_is_positive(b), relation=">"

@@ -21,25 +21,14 @@ from scipy.special import expit
 from grpo_nb.dynamics.fixed_points import fixed_points
 from grpo_nb.dynamics.map import iterate, iterate_logit
 from grpo_nb.symbolic.identity import Identity
+from grpo_nb.tabular.policy import gibbs_log_policy, total_variation
 from grpo_nb.validation import check_beta, check_eps, check_p_ref, check_positive_int
 
 __all__ = [
     "theorem5_limit_need_not_exist",
     "theorem5_success_gap_vs_tv",
     "theorem5_telescoped_bound",
-    "total_variation",
 ]
-
-
-def total_variation(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """TV(a, b) = (1/2) sum |a - b| over the last axis (outcomes)."""
-    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    if a.shape != b.shape:
-        raise ValueError(f"a.shape={a.shape!r} and b.shape={b.shape!r} differ; valid input is two equal shapes")
-    for name, arr in (("a", a), ("b", b)):
-        if not np.all(np.isfinite(arr)) or np.any(arr < 0):
-            raise ValueError(f"{name}={arr!r} is not a probability vector; valid entries are finite and >= 0")
-    return 0.5 * np.sum(np.abs(a - b), axis=-1)
 
 
 def theorem5_success_gap_vs_tv(n_pairs: int = 2000, n_outcomes: int = 6, seed: int = 0) -> list[Identity]:
@@ -86,22 +75,15 @@ def theorem5_success_gap_vs_tv(n_pairs: int = 2000, n_outcomes: int = 6, seed: i
     ]
 
 
-def _success_policy(ref: np.ndarray, success: np.ndarray, z: float, z_ref: float) -> np.ndarray:
-    """Theorem 1's pi_n on a finite set, written through its success probability p_n = sigmoid(z):
-    mass is reweighted within r = 1 and r = 0 in proportion to pi_ref (Thm 1's exponent is constant on each)."""
-    p_n, p_ref = expit(z), expit(z_ref)
-    return np.where(success, ref * p_n / p_ref, ref * (1 - p_n) / (1 - p_ref))
-
-
 def theorem5_telescoped_bound(
     p_ref: float = 0.3, beta: float = 2.0, eps: float = 1e-5, n_steps: int = 40, n_outcomes: int = 8, seed: int = 0
 ) -> list[Identity]:
     """Telescoping under Assumption 1 on a random finite problem with success mass p_ref.
 
-    pi_n: exact GRPO policies (Theorem 1: within r = 1 and within r = 0 the mass stays proportional to pi_ref, and
-    the success mass follows Eq. (8)). pi~_n = (1 - t_n) pi_n + t_n q_n with random q_n and
-    t_n = 0.2 * 0.8^n * U(0.5, 1); delta_n = max(0, TV_n - TV_{n-1}) (TV_0 = 0), so Assumption 1 holds with
-    delta* = sum delta_n.
+    pi_n: exact GRPO policies (Theorem 1's Gibbs policy from pi_ref and p_{n-1}: within r = 1 and within r = 0 the
+    mass stays proportional to pi_ref, and the success mass follows Eq. (8)). pi~_n = (1 - t_n) pi_n + t_n q_n with
+    random q_n and t_n = 0.2 * 0.8^n * U(0.5, 1); delta_n = max(0, TV_n - TV_{n-1}) (TV_0 = 0), so Assumption 1
+    holds with delta* = sum delta_n.
     """
     p_ref_f, beta_f, eps_f = float(check_p_ref(p_ref)), float(check_beta(beta)), float(check_eps(eps))
     n_steps = check_positive_int("n_steps", n_steps)
@@ -113,7 +95,7 @@ def theorem5_telescoped_bound(
     z = iterate_logit(p_ref_f, beta_f, eps_f, n_steps)
     tv_prev, deltas, gaps, tvs, bounds = 0.0, [], [], [], []
     for n in range(1, n_steps + 1):
-        pi_n = _success_policy(ref, success, z[n], z[0])
+        pi_n = np.exp(gibbs_log_policy(np.log(ref), success.astype(float), expit(z[n - 1]), beta_f, eps_f))
         t_n = 0.2 * 0.8**n * rng.uniform(0.5, 1.0)
         pi_tilde = (1 - t_n) * pi_n + t_n * rng.dirichlet(np.ones(n_outcomes))
         tv = float(total_variation(pi_tilde, pi_n))

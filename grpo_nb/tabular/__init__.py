@@ -1,5 +1,6 @@
 """Policies over a finite outcome set with a binary reward (paper §2.4, Thm 1).
 
+- ``policy``: the numpy home of E_pi[r], total variation and Theorem 1's Gibbs policy (batched).
 - ``closed_form``: Theorem 1's GRPO step, an independent numerical maximiser of the same objective,
   and exact iterations (public API: ``tabular.grpo_step``).
 - ``algorithm1``: Algorithm 1 on tabular softmax policies (sampled groups, mu inner gradient steps).
@@ -9,21 +10,23 @@ from grpo_nb.tabular.algorithm1 import Algorithm1Run, TabularTask, algorithm1, m
 from grpo_nb.tabular.closed_form import (
     grpo_objective,
     grpo_step,
-    grpo_weights,
     solve_grpo_step,
-    success_probabilities,
+    success_orbit,
     success_probability,
 )
+from grpo_nb.tabular.policy import expected_reward, gibbs_log_policy, total_variation
 
 __all__ = [
     "Algorithm1Run",
     "TabularTask",
     "algorithm1",
+    "expected_reward",
+    "gibbs_log_policy",
     "grpo_objective",
     "grpo_step",
-    "grpo_weights",
     "make_task",
     "solve_grpo_step",
-    "success_probabilities",
+    "success_orbit",
     "success_probability",
+    "total_variation",
 ]

@@ -27,8 +27,9 @@ from scipy.special import log_softmax, softmax
 from tqdm.auto import tqdm
 
 from grpo_nb.clipping import check_clip_eps, clipped_term, clipped_term_slope
-from grpo_nb.validation import check_beta, check_eps, check_p_ref, check_positive_int
-from grpo_nb.weights import omega_minus, omega_plus
+from grpo_nb.tabular.policy import expected_reward
+from grpo_nb.validation import check_beta, check_binary_reward, check_eps, check_p_ref, check_positive_int
+from grpo_nb.weights import omega_minus, omega_plus, stabilised_advantage
 
 __all__ = [
     "Algorithm1Run",
@@ -41,7 +42,6 @@ __all__ = [
     "make_task",
     "sample_counts",
     "sample_outcomes",
-    "stabilised_advantages",
     "success_probabilities",
 ]
 
@@ -60,12 +60,7 @@ class TabularTask:
             raise ValueError(f"ref_logits has shape {ref.shape}; valid shape is (Q, O) with Q >= 1 and O >= 2")
         if not np.isfinite(ref).all():
             raise ValueError("ref_logits contains a non-finite entry; valid range is finite real logits")
-        if rew.shape != ref.shape:
-            raise ValueError(f"reward has shape {rew.shape}; valid shape is that of ref_logits, {ref.shape}")
-        if not np.isin(rew, (0.0, 1.0)).all():
-            raise ValueError(
-                f"reward contains {float(rew[~np.isin(rew, (0.0, 1.0))].flat[0])!r}; valid values are 0 and 1"
-            )
+        rew = check_binary_reward("reward", rew, shape=ref.shape)
         object.__setattr__(self, "ref_logits", ref)
         object.__setattr__(self, "reward", rew)
 
@@ -106,7 +101,7 @@ def make_task(p_ref: object, n_outcomes: int = 8, n_success: int | None = None, 
 
 def success_probabilities(logits: np.ndarray, reward: np.ndarray) -> np.ndarray:
     """p(q) = sum_o softmax(logits)[q, o] r[q, o] (Eq. 7), shape (Q,)."""
-    return np.clip(np.sum(softmax(logits, axis=-1) * reward, axis=-1), 0.0, 1.0)
+    return expected_reward(softmax(logits, axis=-1), reward)
 
 
 def kl_to_reference(logits: np.ndarray, ref_logits: np.ndarray) -> np.ndarray:
@@ -129,12 +124,6 @@ def sample_counts(outcomes: np.ndarray, n_outcomes: int) -> np.ndarray:
     counts = np.zeros((q, n_outcomes))
     np.add.at(counts, (np.broadcast_to(np.arange(q)[:, None], outcomes.shape), outcomes), 1.0)
     return counts
-
-
-def stabilised_advantages(sample_rewards: np.ndarray, p: np.ndarray, eps: float) -> np.ndarray:
-    """A = omega^+_eps(p) where r = 1 and -omega^-_eps(p) where r = 0 (Eqs. 3-4); p broadcast per prompt."""
-    p = np.asarray(p, dtype=float)[:, None]
-    return np.where(sample_rewards == 1.0, omega_plus(p, eps), -np.asarray(omega_minus(p, eps)))
 
 
 def grpo_surrogate(
@@ -249,9 +238,9 @@ def algorithm1(
             counts = sample_counts(sample_outcomes(old, G, rng), o)
             outcomes = np.broadcast_to(np.arange(o), (q, o))
             weights = counts / G
-            p_est = np.sum(weights * task.reward, axis=-1)
+            p_est = expected_reward(weights, task.reward)
         sample_rewards = task.reward[np.arange(q)[:, None], outcomes]
-        adv = stabilised_advantages(sample_rewards, p_est, eps_f)
+        adv = stabilised_advantage(sample_rewards, p_est[:, None], eps_f)
         for _ in range(mu):
             _, grad = grpo_surrogate(theta, old, task.ref_logits, outcomes, weights, adv, beta_f, clip)
             theta = theta + lr_arr * grad
@@ -297,7 +286,7 @@ def contrastive_step_split(task: TabularTask, logits: np.ndarray, *, eps: float,
     p = success_probabilities(logits, task.reward)
     outcomes = np.broadcast_to(np.arange(o), (q, o))
     weights = softmax(logits, axis=-1)
-    adv = stabilised_advantages(task.reward, p, eps_f)
+    adv = stabilised_advantage(task.reward, p[:, None], eps_f)
     parts = {"pull": np.where(task.reward == 1.0, adv, 0.0), "push": np.where(task.reward == 0.0, adv, 0.0), "all": adv}
     dp = {}
     for name, a in parts.items():

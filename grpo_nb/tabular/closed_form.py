@@ -6,9 +6,10 @@ One exact GRPO iteration (paper Eq. "GRPO Iterations") maximises over policies p
     w+(p) = (1 - p)/sqrt(p(1-p) + eps),   w-(p) = p/sqrt(p(1-p) + eps)   (Eq. 4),
 
 with p the success probability of the previous policy. Theorem 1: the maximiser is the Gibbs policy
-pi(o) ∝ pi_ref(o) exp((w+(p) r(o) - w-(p) (1 - r(o))) / beta). ``grpo_step`` evaluates it in log space;
-``solve_grpo_step`` maximises J numerically (exponentiated gradient, then Newton) without using the closed form, so
-the two can be compared (Thm 1), and ``success_probabilities`` iterates the step (Thm 2's recursion).
+pi(o) ∝ pi_ref(o) exp((w+(p) r(o) - w-(p) (1 - r(o))) / beta). ``grpo_step`` evaluates it in log space (with
+:func:`grpo_nb.tabular.policy.gibbs_log_policy`); ``solve_grpo_step`` maximises J numerically (exponentiated
+gradient, then Newton) without using the closed form, so the two can be compared (Thm 1), and ``success_orbit``
+iterates the step (Thm 2's recursion).
 """
 
 from __future__ import annotations
@@ -16,63 +17,31 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import logsumexp
 
-from grpo_nb.validation import check_beta, check_eps, check_p, check_positive_int
-from grpo_nb.weights import omega_minus, omega_plus
+from grpo_nb.tabular.policy import expected_reward, gibbs_log_policy
+from grpo_nb.validation import (
+    check_beta,
+    check_binary_reward,
+    check_eps,
+    check_p,
+    check_policy,
+    check_positive_int,
+)
+from grpo_nb.weights import stabilised_advantage
 
 __all__ = [
-    "check_policy",
-    "check_reward",
     "grpo_objective",
     "grpo_step",
-    "grpo_weights",
     "solve_grpo_step",
-    "success_probabilities",
+    "success_orbit",
     "success_probability",
 ]
 
-_SUM_TOL = 1e-9
-
-
-def check_policy(name: str, pi: object) -> np.ndarray:
-    """A 1-D probability vector over outcomes: finite, >= 0, summing to 1 within 1e-9."""
-    try:
-        arr = np.asarray(pi, dtype=float)
-    except (TypeError, ValueError) as err:
-        raise ValueError(f"{name}={pi!r} is not an array of real numbers; valid: a probability vector") from err
-    if arr.ndim != 1 or arr.size == 0:
-        raise ValueError(f"{name} has shape {arr.shape}; valid: a non-empty 1-D probability vector over outcomes")
-    if not np.isfinite(arr).all() or (arr < 0).any():
-        raise ValueError(f"{name}={arr!r} has a negative or non-finite entry; valid range is 0 <= {name}[o] <= 1")
-    total = float(arr.sum())
-    if abs(total - 1.0) > _SUM_TOL:
-        raise ValueError(f"{name} sums to {total!r}; valid: entries summing to 1 (within {_SUM_TOL})")
-    return arr
-
-
-def check_reward(reward: object, n_outcomes: int) -> np.ndarray:
-    """A verifiable (binary) reward vector with entries in {0, 1}, one per outcome."""
-    try:
-        arr = np.asarray(reward, dtype=float)
-    except (TypeError, ValueError) as err:
-        raise ValueError(f"reward={reward!r} is not an array of numbers; valid: entries in {{0, 1}}") from err
-    if arr.shape != (n_outcomes,):
-        raise ValueError(f"reward has shape {arr.shape}; valid: shape ({n_outcomes},), the shape of the policies")
-    if not np.isin(arr, (0.0, 1.0)).all():
-        bad = arr[~np.isin(arr, (0.0, 1.0))].flat[0]
-        raise ValueError(f"reward={bad!r} is out of range; valid: entries in {{0, 1}} (verifiable reward)")
-    return arr
-
 
 def success_probability(pi: object, reward: object) -> float:
-    """p = E_{o ~ pi}[r(o)] (Eq. 7)."""
+    """p = E_{o ~ pi}[r(o)] (Eq. 7) of one validated policy."""
     pi = check_policy("pi", pi)
-    reward = check_reward(reward, pi.size)
-    return float(np.clip(pi @ reward, 0.0, 1.0))
-
-
-def grpo_weights(p: object, eps: object) -> tuple[np.ndarray, np.ndarray]:
-    """(w+_eps(p), w-_eps(p)) of Eq. (4): (1-p)/sqrt(p(1-p)+eps) and p/sqrt(p(1-p)+eps)."""
-    return omega_plus(p, eps), omega_minus(p, eps)
+    reward = check_binary_reward("reward", reward, shape=pi.shape)
+    return float(expected_reward(pi, reward))
 
 
 def _validated(pi_ref: object, pi_prev: object, reward: object, beta: object, eps: object):
@@ -80,18 +49,17 @@ def _validated(pi_ref: object, pi_prev: object, reward: object, beta: object, ep
     pi_prev = check_policy("pi_prev", pi_prev)
     if pi_prev.shape != pi_ref.shape:
         raise ValueError(f"pi_prev has shape {pi_prev.shape}; valid: the shape of pi_ref, {pi_ref.shape}")
-    reward = check_reward(reward, pi_ref.size)
+    reward = check_binary_reward("reward", reward, shape=pi_ref.shape)
     beta, eps = check_beta(beta), check_eps(eps)
     if beta.ndim or eps.ndim:
         raise ValueError(f"beta={beta!r}, eps={eps!r} must be scalars; valid: single real numbers")
-    p_prev = float(np.clip(pi_prev @ reward, 0.0, 1.0))
+    p_prev = float(expected_reward(pi_prev, reward))
     check_p(p_prev, eps, name="p_prev (success probability of pi_prev)")
     return pi_ref, reward, float(beta), float(eps), p_prev
 
 
 def _scores(reward: np.ndarray, p_prev: float, eps: float) -> np.ndarray:
-    w_plus, w_minus = grpo_weights(p_prev, eps)
-    return np.where(reward == 1.0, float(w_plus), -float(w_minus))
+    return np.asarray(stabilised_advantage(reward, p_prev, eps))
 
 
 def grpo_objective(pi: object, pi_ref: object, pi_prev: object, reward: object, beta: float, eps: float) -> float:
@@ -116,8 +84,8 @@ def grpo_step(pi_ref: object, pi_prev: object, reward: object, beta: float, eps:
     """
     pi_ref, reward, beta, eps, p_prev = _validated(pi_ref, pi_prev, reward, beta, eps)
     with np.errstate(divide="ignore"):
-        log_w = np.log(pi_ref) + _scores(reward, p_prev, eps) / beta
-    return np.exp(log_w - logsumexp(log_w))
+        log_ref = np.log(pi_ref)
+    return np.exp(gibbs_log_policy(log_ref, reward, p_prev, beta, eps))
 
 
 def solve_grpo_step(
@@ -185,14 +153,14 @@ def solve_grpo_step(
     return out
 
 
-def success_probabilities(pi_ref: object, reward: object, beta: float, eps: float, n: int) -> np.ndarray:
+def success_orbit(pi_ref: object, reward: object, beta: float, eps: float, n: int) -> np.ndarray:
     """p_0..p_n along n exact GRPO steps from pi_0 = pi_ref (the success probabilities of Thm 2's recursion)."""
     pi_ref = check_policy("pi_ref", pi_ref)
-    reward = check_reward(reward, pi_ref.size)
+    reward = check_binary_reward("reward", reward, shape=pi_ref.shape)
     n = check_positive_int("n", n, minimum=0)
     pi = pi_ref
-    out = [float(pi @ reward)]
+    out = [float(expected_reward(pi, reward))]
     for _ in range(n):
         pi = grpo_step(pi_ref, pi, reward, beta, eps)
-        out.append(float(pi @ reward))
+        out.append(float(expected_reward(pi, reward)))
     return np.array(out)

@@ -9,8 +9,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from ipywidgets import Dropdown, FloatSlider, interact
 
-from grpo_nb.dynamics.bifurcation import bifurcation_diagram
-from grpo_nb.plots.bifurcation import plot_bifurcation_diagrams
+from grpo_nb.plots.bifurcation import draw_bifurcation_diagram
 
 __all__ = ["bifurcation_explorer"]
 
@@ -24,8 +23,8 @@ def bifurcation_explorer(
     eps_options = sorted({1e-5, 1e-4, 1e-3, 1e-2, 1e-1, float(eps)})
 
     def draw(log10_p_ref: float = float(np.log10(p_ref)), eps: float = float(eps)) -> None:
-        d = bifurcation_diagram(10.0**log10_p_ref, eps, beta, transient=2000, n_lyapunov=1024, n_keep=64, max_period=32)
-        fig = plot_bifurcation_diagrams([d])
+        options = {"transient": 2000, "n_lyapunov": 1024, "n_keep": 64, "max_period": 32}
+        fig = draw_bifurcation_diagram(10.0**log10_p_ref, beta, eps, **options)
         plt.show()
         plt.close(fig)
 

@@ -1,0 +1,154 @@
+"""The paper's §3-§4 figures computed and drawn: ``draw_fig2`` .. ``draw_fig5``, cobwebs and regime maps.
+
+Each ``draw_*`` function computes the theory with :mod:`grpo_nb.dynamics` and hands the numbers to a plotting
+function of :mod:`grpo_nb.plots.dynamics`; it returns the matplotlib Figure. The chapters draw the static figures
+with them, and :mod:`grpo_nb.widgets.dynamics` wraps each one in ``ipywidgets.interact`` sliders for beta, p_ref
+and eps (defaults = the paper's figure). Data flows one way: dynamics -> plots -> widgets -> chapter.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.figure import Figure
+from scipy.special import expit, logit
+
+from grpo_nb.dynamics.fixed_points import fixed_points
+from grpo_nb.dynamics.map import h, iterate_logit, logit_map
+from grpo_nb.dynamics.paper_bounds import theorem3_condition, theorem4_beta_bound
+from grpo_nb.dynamics.regimes import RegimeMap, regime_map
+from grpo_nb.plots.dynamics import (
+    plot_beta_bound,
+    plot_cobweb,
+    plot_condition2_region,
+    plot_iterations,
+    plot_map_panels,
+    plot_regime_maps,
+)
+
+__all__ = [
+    "FIG2_BETAS",
+    "FIG2_P_REFS",
+    "FIG5_CASES",
+    "draw_cobweb",
+    "draw_fig2",
+    "draw_fig3",
+    "draw_fig4",
+    "draw_fig5",
+    "draw_regime_maps",
+    "regime_grid",
+    "regime_panel",
+]
+
+FIG2_P_REFS = (0.001, 0.1, 0.5, 0.9)
+FIG2_BETAS = (0.1, 1.0, 5.0, 50.0)
+FIG5_CASES = ((0.1, 0.1), (1.0, 0.1), (1.0, 0.5), (5.0, 0.1), (5.0, 0.001), (0.5, 0.9))  # (beta, p_ref)
+
+
+def _p_grid(eps: float, n: int = 801) -> np.ndarray:
+    p = np.linspace(0.0, 1.0, n)
+    return p if eps > 0 else p[1:-1]
+
+
+def draw_fig2(p_refs: Sequence[float] = FIG2_P_REFS, betas: Sequence[float] = FIG2_BETAS, eps: float = 1e-5) -> Figure:
+    """Fig. 2: h against p with y = p, one panel per p_ref, one curve per beta; fixed points marked."""
+    p = _p_grid(eps)
+    panels = []
+    for p_ref in p_refs:
+        curves, fps = [], []
+        for beta in betas:
+            curves.append((rf"$\beta$ = {beta:g}", h(p, p_ref, beta, eps)))
+            fps.append([(fp.p, fp.stable) for fp in fixed_points(p_ref, beta, eps)])
+        panels.append(
+            {"title": rf"$p_{{ref}}$ = {p_ref:g}, $\varepsilon$ = {eps:g}", "curves": curves, "fixed_points": fps}
+        )
+    return plot_map_panels(p, panels)
+
+
+def draw_fig3(eps: float = 1e-5, n_beta: int = 241, n_p: int = 241) -> Figure:
+    """Fig. 3: where Theorem 3's condition (2) holds over (beta, p_ref), p_ref in (1/2, 1 - 1e-7) on a logit axis.
+
+    (For p_ref <= 1/2 Theorem 3 needs no condition, case (1).)
+    """
+    beta = np.logspace(-2, 2, n_beta)
+    p_ref = expit(np.linspace(0.0, logit(1 - 1e-7), n_p + 1)[1:])
+    holds = theorem3_condition(p_ref[:, None], beta[None, :], eps)
+    return plot_condition2_region(beta, p_ref, holds, rf"Theorem 3's condition (2), $\varepsilon$ = {eps:g}")
+
+
+def draw_fig4(eps_values: Sequence[float] = (1e-5, 1e-3, 1e-1), n: int = 2001) -> Figure:
+    """Fig. 4: Theorem 4's lower bound B(p*) on beta against p*, one curve per eps."""
+    p_star = np.linspace(0.0, 1.0, n)[1:-1]
+    bounds = [(rf"$\varepsilon$ = {eps:g}", theorem4_beta_bound(p_star, eps)) for eps in eps_values]
+    return plot_beta_bound(p_star, bounds, r"Theorem 4: $|h'(p^*)| < 1$ iff $\beta > \mathcal{B}(p^*)$")
+
+
+def draw_fig5(cases: Sequence[tuple[float, float]] = FIG5_CASES, eps: float = 1e-5, n: int = 60) -> Figure:
+    """Fig. 5: the iterations p_n = h(p_{n-1}) from p_0 = p_ref, for several (beta, p_ref)."""
+    beta = np.array([c[0] for c in cases])
+    p_ref = np.array([c[1] for c in cases])
+    z = iterate_logit(p_ref, beta, eps, n)
+    labels = [rf"$\beta$ = {b:g}, $p_{{ref}}$ = {p:g}" for b, p in cases]
+    return plot_iterations(expit(z), z, labels, rf"Iterations of Eq. (8), $\varepsilon$ = {eps:g}")
+
+
+def draw_cobweb(p_ref: float = 0.001, beta: float = 5.0, eps: float = 1e-5, n: int = 40) -> Figure:
+    """Cobweb plots of the n first steps of the orbit from p_ref: in p (whole square, then zoomed on the orbit)
+    and in logit coordinates."""
+    z_show = iterate_logit(p_ref, beta, eps, n)
+    fps = fixed_points(p_ref, beta, eps)
+    fig, axes = plt.subplots(1, 3, figsize=(13.5, 4.4), layout="constrained")
+    p = _p_grid(eps, 4001)
+    hp = h(p, p_ref, beta, eps)
+    p_fps = [(fp.p, fp.stable) for fp in fps]
+    params = rf"$\beta$ = {beta:g}, $p_{{ref}}$ = {p_ref:g}, $\varepsilon$ = {eps:g}"
+    plot_cobweb(p, hp, expit(z_show), p_fps, ax=axes[0], xlabel="p", title=params, xlim=(0.0, 1.0))
+    settled = expit(z_show[len(z_show) // 2 :])  # zoom on where the orbit settles, not on its transient
+    top = float(min(1.0, max(1.5 * float(settled.max()), 0.02)))
+    plot_cobweb(p, hp, expit(z_show), p_fps, ax=axes[1], xlabel="p", title=f"zoom on [0, {top:.3g}]", xlim=(0.0, top))
+    finite = [fp.logit for fp in fps if abs(fp.logit) < 1e4]
+    lo = min(float(z_show.min()), *finite, float(logit(p_ref))) - 2.0
+    hi = max(float(z_show.max()), *finite) + 2.0
+    zz = np.linspace(lo, hi, 1201)
+    plot_cobweb(
+        zz,
+        logit_map(zz, logit(p_ref), beta, eps),
+        z_show,
+        [(fp.logit, fp.stable) for fp in fps if lo <= fp.logit <= hi],
+        ax=axes[2],
+        xlabel="logit p",
+        title="the same orbit in logit coordinates",
+        xlim=(lo, hi),
+    )
+    return fig
+
+
+def regime_panel(rmap: RegimeMap, title: str, marks: Sequence[tuple[float, float, str]] = ()) -> dict:
+    """Turn a :class:`RegimeMap` computed on an outer (p_ref column, beta row) grid into a plot panel."""
+    return {
+        "beta": rmap.beta[0],
+        "p_ref": rmap.p_ref[:, 0],
+        "regime": rmap.regime,
+        "stable_elsewhere": rmap.stable_elsewhere,
+        "no_stable": rmap.no_stable,
+        "marks": list(marks),
+        "title": title,
+    }
+
+
+def regime_grid(n_beta: int, n_p: int) -> tuple[np.ndarray, np.ndarray]:
+    """The (p_ref column, beta row) grid of the regime maps: beta in [1e-2, 10^1.5], p_ref in [1e-4, 0.999]."""
+    beta = np.logspace(-2, 1.5, n_beta)[None, :]
+    p_ref = expit(np.linspace(logit(1e-4), logit(0.999), n_p))[:, None]
+    return p_ref, beta
+
+
+def draw_regime_maps(
+    eps_values: Sequence[float] = (1e-5, 1e-2), n_beta: int = 60, n_p: int = 60, marks=((5.0, 0.001, "Fig. 5"),)
+) -> Figure:
+    """The regime map over (beta, p_ref) for each eps (coarse default grid, for the explorer)."""
+    p_ref, beta = regime_grid(n_beta, n_p)
+    panels = [regime_panel(regime_map(p_ref, beta, eps), rf"$\varepsilon$ = {eps:g}", marks) for eps in eps_values]
+    return plot_regime_maps(panels)
