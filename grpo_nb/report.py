@@ -9,7 +9,7 @@ from collections.abc import Iterable, Sequence
 
 from IPython.display import Markdown
 
-__all__ = ["markdown_table"]
+__all__ = ["markdown_table", "show_checked"]
 
 
 def _fmt(value: object, fmt: str) -> str:
@@ -29,3 +29,22 @@ def markdown_table(headers: Sequence[str], rows: Iterable[Sequence[object]], fmt
     for row in rows:
         lines.append("| " + " | ".join(_fmt(v, fmt) for v in row) + " |")
     return Markdown("\n".join(lines))
+
+
+def show_checked(identities: object, *, brief: bool = False) -> None:
+    """Display checked identities and assert that each holds (the chapters' "show it, then check it" step).
+
+    ``identities`` is one :class:`grpo_nb.symbolic.identity.Identity` or a list of them. Each is shown with both
+    sides and its relation, or with ``brief=True`` as its name and the residual sympy simplified to; an identity
+    that does not hold raises AssertionError naming it.
+    """
+    import sympy as sp
+    from IPython.display import display
+
+    for ident in identities if isinstance(identities, (list, tuple)) else [identities]:
+        if brief:
+            display(Markdown(f"**{ident.name}**: residual simplifies to ${sp.latex(ident.residual)}$"))
+        else:
+            display(ident)
+        if not ident.holds:
+            raise AssertionError(f"{ident.name} does not hold")

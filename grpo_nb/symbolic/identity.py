@@ -34,7 +34,9 @@ class Identity:
 
 
 def _latex_rel(relation: str) -> str:
-    return {"==": "=", "<=": "\\le", "<": "<", ">=": "\\ge", ">": ">"}.get(relation, relation)
+    return {"==": "=", "<=": "\\le", "<": "<", ">=": "\\ge", ">": ">", "undefined": "\\ \\text{and}\\ "}.get(
+        relation, relation
+    )
 
 
 def check_equal(name: str, lhs: sp.Expr, rhs: sp.Expr, *, notes: str = "", **simplify_kwargs) -> Identity:
