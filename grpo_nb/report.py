@@ -9,7 +9,7 @@ from collections.abc import Iterable, Sequence
 
 from IPython.display import Markdown
 
-__all__ = ["markdown_table", "show_checked"]
+__all__ = ["Table", "markdown_table", "show_checked"]
 
 
 def _fmt(value: object, fmt: str) -> str:
@@ -48,3 +48,27 @@ def show_checked(identities: object, *, brief: bool = False) -> None:
             display(ident)
         if not ident.holds:
             raise AssertionError(f"{ident.name} does not hold")
+
+
+class Table:
+    """A table that a grpo_nb function returns with its verdicts: headers, rows and the number format.
+
+    Displayed in a notebook as a Markdown table (:func:`markdown_table`); its plain-text form is the same Markdown, so
+    a committed output shows the formatted numbers only.
+    """
+
+    def __init__(self, headers: Sequence[str], rows: Iterable[Sequence[object]], fmt: str = ".4g") -> None:
+        self.headers = list(headers)
+        self.rows = [list(r) for r in rows]
+        self.fmt = fmt
+
+    def column(self, header: str) -> list[object]:
+        """The raw (unformatted) values of one column."""
+        i = self.headers.index(header)
+        return [row[i] for row in self.rows]
+
+    def _repr_markdown_(self) -> str:
+        return markdown_table(self.headers, self.rows, self.fmt).data
+
+    def __repr__(self) -> str:
+        return self._repr_markdown_()
