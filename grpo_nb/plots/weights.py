@@ -14,7 +14,7 @@ from matplotlib.figure import Figure
 from grpo_nb.clipping import clipped_term
 from grpo_nb.weights import omega_minus, omega_plus
 
-__all__ = ["draw_clipped_objective", "draw_weights", "plot_clipped_objective", "plot_weights"]
+__all__ = ["draw_clipped_objective", "draw_eps_placement", "draw_weights", "plot_clipped_objective", "plot_weights"]
 
 #: p on the open interval, for the unsmoothed weights (eps = 0 is undefined at p = 0 and 1)
 P_OPEN = np.linspace(1e-4, 1 - 1e-4, 999)
@@ -98,3 +98,18 @@ def draw_clipped_objective(clip_eps: float = 0.2, advantage: float = 1.0) -> Fig
         {k: ratio * a for k, a in panels.items()},
         clip_eps,
     )
+
+
+def draw_eps_placement(eps: float = 1e-2) -> Figure:
+    """Eq. 4 (eps inside the root) against Eq. 3 as printed (eps outside), on a logarithmic weight axis."""
+    p = np.geomspace(1e-6, 0.5, 400)
+    p = np.concatenate([p, 1 - p[::-1][1:]])
+    curves = {
+        r"$\varepsilon$ inside (Eq. 4)": (omega_plus(p, eps), omega_minus(p, eps)),
+        r"$\varepsilon$ outside (Eq. 3 printed)": (
+            omega_plus(p, eps, eps_inside_root=False),
+            omega_minus(p, eps, eps_inside_root=False),
+        ),
+    }
+    title = rf"Where $\varepsilon$ sits, $\varepsilon$ = {eps:g}"
+    return plot_weights(p, curves, ymax=200.0, logy=True, title=title)

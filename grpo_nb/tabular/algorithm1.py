@@ -40,6 +40,7 @@ __all__ = [
     "grpo_surrogate",
     "kl_to_reference",
     "make_task",
+    "reinforce_gradient",
     "sample_counts",
     "sample_outcomes",
     "success_probabilities",
@@ -124,6 +125,15 @@ def sample_counts(outcomes: np.ndarray, n_outcomes: int) -> np.ndarray:
     counts = np.zeros((q, n_outcomes))
     np.add.at(counts, (np.broadcast_to(np.arange(q)[:, None], outcomes.shape), outcomes), 1.0)
     return counts
+
+
+def reinforce_gradient(logits: np.ndarray, weights: np.ndarray, advantages: np.ndarray) -> np.ndarray:
+    """The on-policy (REINFORCE) gradient sum_o w_o A_o grad log pi(o) in the logits, per prompt: shape (Q, O).
+
+    With per-outcome weights w_o = count_o / G it is (1/G) sum_i A_i grad log pi(o_i); grad log pi(o) = e_o - pi.
+    """
+    ca = weights * advantages
+    return ca - softmax(logits, axis=-1) * ca.sum(axis=1, keepdims=True)
 
 
 def grpo_surrogate(

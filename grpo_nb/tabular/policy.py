@@ -14,10 +14,11 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import logsumexp
 
+from grpo_nb.clipping import clipped_term
 from grpo_nb.validation import check_beta
-from grpo_nb.weights import stabilised_advantage
+from grpo_nb.weights import omega_minus, omega_plus, stabilised_advantage
 
-__all__ = ["expected_reward", "gibbs_log_policy", "total_variation"]
+__all__ = ["contrastive_decomposition_gap", "expected_reward", "gibbs_log_policy", "total_variation"]
 
 
 def expected_reward(pi: np.ndarray, reward: np.ndarray) -> np.ndarray:
@@ -49,3 +50,26 @@ def gibbs_log_policy(log_pi_ref: object, reward: object, p_prev: object, beta: o
     with np.errstate(divide="ignore"):
         tilt = log_ref + np.asarray(stabilised_advantage(reward, p, eps)) / beta
     return tilt - logsumexp(tilt, axis=-1, keepdims=True)
+
+
+def contrastive_decomposition_gap(
+    pi_old: np.ndarray, pi_new: np.ndarray, reward: np.ndarray, eps: float, clip_values: tuple[float, ...]
+) -> float:
+    """§2.2: the stabilised clipped objective E_{pi_old} f(x, A) against its contrastive form, worst relative gap.
+
+    Per prompt (rows of the (Q, O) arrays), with x = pi_new/pi_old and A the stabilised advantage at p = E_{pi_old} r,
+    the left side is sum_o pi_old f_c(x, A) and the right side
+    omega^+ sum_{r=1} pi_old min(x, 1 + c) - omega^- sum_{r=0} pi_old max(x, 1 - c), for each clip range c.
+    Returns max |lhs - rhs| / (1 + |lhs|) over prompts and clip ranges.
+    """
+    p = expected_reward(pi_old, reward)[:, None]
+    wp, wm = omega_plus(p, eps), omega_minus(p, eps)
+    x = pi_new / pi_old
+    worst = 0.0
+    for clip in clip_values:
+        lhs = (pi_old * clipped_term(x, np.where(reward == 1, wp, -wm), clip)).sum(axis=1)
+        pull = (pi_old * np.minimum(x, 1 + clip) * reward).sum(axis=1)
+        push = (pi_old * np.maximum(x, 1 - clip) * (1 - reward)).sum(axis=1)
+        rhs = wp[:, 0] * pull - wm[:, 0] * push
+        worst = max(worst, float(np.max(np.abs(lhs - rhs) / (1 + np.abs(lhs)))))
+    return worst
