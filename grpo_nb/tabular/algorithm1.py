@@ -27,6 +27,7 @@ from scipy.special import log_softmax, softmax
 from tqdm.auto import tqdm
 
 from grpo_nb.clipping import check_clip_eps, clipped_term, clipped_term_slope
+from grpo_nb.report import Table
 from grpo_nb.tabular.policy import expected_reward
 from grpo_nb.validation import check_beta, check_binary_reward, check_eps, check_p_ref, check_positive_int
 from grpo_nb.weights import omega_minus, omega_plus, stabilised_advantage
@@ -281,6 +282,24 @@ class ContrastiveSplit:
     dp_pull_successes: np.ndarray
     dp_push_failures: np.ndarray
     dp_step: np.ndarray
+
+    @property
+    def share_pull(self) -> np.ndarray:
+        """The pull-up's share of the two forces' change of p; to first order (1 - p) (the ratio is omega+/omega-)."""
+        return self.dp_pull_successes / (self.dp_pull_successes + self.dp_push_failures)
+
+    def table(self) -> Table:
+        """Per prompt: p, the weights, each force's change of p and the full step's (x 1e-6), the pull-up's share."""
+        rows = [
+            (f"{p:.1f}", wp, wm, 1e6 * dpu, 1e6 * dpd, 1e6 * dps, f"{100 * s:.1f} %", f"{100 * (1 - p):.1f} %")
+            for p, wp, wm, dpu, dpd, dps, s in zip(
+                self.p, self.w_plus, self.w_minus, self.dp_pull_successes, self.dp_push_failures, self.dp_step,
+                self.share_pull, strict=True,
+            )
+        ]  # fmt: skip
+        headers = ["p", "ω⁺", "ω⁻", "Δp from pull-up (×1e-6)", "Δp from push-down (×1e-6)", "Δp of full step (×1e-6)",
+                   "share of pull-up", "1 − p"]  # fmt: skip
+        return Table(headers, rows, ".4f")
 
 
 def contrastive_step_split(task: TabularTask, logits: np.ndarray, *, eps: float, lr: float) -> ContrastiveSplit:
