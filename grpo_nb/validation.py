@@ -12,6 +12,7 @@ import numpy as np
 __all__ = [
     "check_beta",
     "check_binary_reward",
+    "check_clip_eps",
     "check_eps",
     "check_log_policy_table",
     "check_map_params",
@@ -19,6 +20,7 @@ __all__ = [
     "check_p_ref",
     "check_policy",
     "check_positive_int",
+    "check_ratio_advantage",
     "check_scalar",
     "scalar_or_array",
 ]
@@ -170,3 +172,40 @@ def check_log_policy_table(name: str, logp: object) -> np.ndarray:
 def scalar_or_array(x: np.ndarray) -> np.ndarray | float:
     """Return a 0-d result as a Python float and anything else unchanged (the API's return convention)."""
     return float(x) if np.ndim(x) == 0 else x
+
+
+def check_clip_eps(clip_eps: object) -> np.ndarray:
+    """clip_eps in [0, inf] (inf means no clipping); ValueError naming clip_eps otherwise."""
+    try:
+        arr = np.asarray(clip_eps, dtype=float)
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"clip_eps={clip_eps!r} is not a real number; valid range is 0 <= clip_eps <= inf") from err
+    bad = np.isnan(arr) | (arr < 0)
+    if bad.any():
+        value = float(arr[bad].flat[0]) if arr.ndim else float(arr)
+        raise ValueError(f"clip_eps={value!r} is out of range; valid range is 0 <= clip_eps <= inf")
+    return arr
+
+
+def check_ratio_advantage(ratio: object, advantage: object) -> tuple[np.ndarray, np.ndarray]:
+    """A ratio pi_theta/pi_old >= 0 (finite) and a finite advantage that broadcast together (the clipped term)."""
+    for name, value in (("ratio", ratio), ("advantage", advantage)):
+        try:
+            arr = np.asarray(value, dtype=float)
+        except (TypeError, ValueError) as err:
+            raise ValueError(f"{name}={value!r} is not a real number or array") from err
+        if name == "ratio":
+            bad = ~(np.isfinite(arr) & (arr >= 0))
+            rng = "0 <= ratio < inf"
+        else:
+            bad = ~np.isfinite(arr)
+            rng = "-inf < advantage < inf"
+        if bad.any():
+            first = float(arr[bad].flat[0]) if arr.ndim else float(arr)
+            raise ValueError(f"{name}={first!r} is out of range; valid range is {rng}")
+    x, a = np.asarray(ratio, dtype=float), np.asarray(advantage, dtype=float)
+    try:
+        np.broadcast_shapes(x.shape, a.shape)
+    except ValueError as err:
+        raise ValueError(f"ratio shape {x.shape} and advantage shape {a.shape} do not broadcast") from err
+    return x, a

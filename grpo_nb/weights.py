@@ -65,4 +65,5 @@ def stabilised_advantage(reward: object, p: object, eps: object) -> np.ndarray |
     """
     r = check_binary_reward("reward", reward)
     p_arr, eps_arr = _validated(p, eps)
-    return scalar_or_array(np.where(r == 1.0, omega_plus(p_arr, eps_arr), -np.asarray(omega_minus(p_arr, eps_arr))))
+    adv = np.where(r == 1.0, omega_plus(p_arr, eps_arr), -np.asarray(omega_minus(p_arr, eps_arr)))
+    return scalar_or_array(adv + 0.0)  # + 0.0 turns -omega^-(0) = -0.0 into 0.0: no advantage reads as "-0"

@@ -26,10 +26,17 @@ import numpy as np
 from scipy.special import log_softmax, softmax
 from tqdm.auto import tqdm
 
-from grpo_nb.clipping import check_clip_eps, clipped_term, clipped_term_slope
+from grpo_nb.clipping import clipped_term, clipped_term_slope
 from grpo_nb.report import Table
 from grpo_nb.tabular.policy import expected_reward
-from grpo_nb.validation import check_beta, check_binary_reward, check_eps, check_p_ref, check_positive_int
+from grpo_nb.validation import (
+    check_beta,
+    check_binary_reward,
+    check_clip_eps,
+    check_eps,
+    check_p_ref,
+    check_positive_int,
+)
 from grpo_nb.weights import omega_minus, omega_plus, stabilised_advantage
 
 __all__ = [

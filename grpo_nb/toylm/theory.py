@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from grpo_nb.tabular.policy import expected_reward, gibbs_log_policy
-from grpo_nb.tabular.policy import total_variation as _tv
+from grpo_nb.tabular import policy
 from grpo_nb.validation import check_binary_reward, check_log_policy_table
 
 __all__ = ["success_probability", "theorem1_logpolicy", "total_variation"]
@@ -19,7 +18,7 @@ __all__ = ["success_probability", "theorem1_logpolicy", "total_variation"]
 def success_probability(logp: object, reward: object) -> np.ndarray:
     """p(q) = sum_o pi(o|q) r(q, o) (Eq. 7), exactly, from a (P, K) table of log pi."""
     logp = check_log_policy_table("logp", logp)
-    return expected_reward(np.exp(logp), check_binary_reward("reward", reward, shape=logp.shape))
+    return policy.expected_reward(np.exp(logp), check_binary_reward("reward", reward, shape=logp.shape))
 
 
 def theorem1_logpolicy(logp_ref: object, reward: object, p_prev: object, beta: object, eps: object) -> np.ndarray:
@@ -29,7 +28,7 @@ def theorem1_logpolicy(logp_ref: object, reward: object, p_prev: object, beta: o
     """
     logp_ref = check_log_policy_table("logp_ref", logp_ref)
     reward = check_binary_reward("reward", reward, shape=logp_ref.shape)
-    return gibbs_log_policy(logp_ref, reward, np.asarray(p_prev, dtype=float).reshape(-1), beta, eps)
+    return policy.gibbs_log_policy(logp_ref, reward, np.asarray(p_prev, dtype=float).reshape(-1), beta, eps)
 
 
 def total_variation(logp_a: object, logp_b: object) -> np.ndarray:
@@ -37,4 +36,4 @@ def total_variation(logp_a: object, logp_b: object) -> np.ndarray:
     a, b = check_log_policy_table("logp_a", logp_a), check_log_policy_table("logp_b", logp_b)
     if a.shape != b.shape:
         raise ValueError(f"logp_a of shape {a.shape} and logp_b of shape {b.shape} differ; they must match")
-    return _tv(np.exp(a), np.exp(b))
+    return policy.total_variation(np.exp(a), np.exp(b))
