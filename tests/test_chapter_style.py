@@ -1,0 +1,54 @@
+"""Chapters stay thin and their guides stay true: short code cells, no functions in chapters, cited files exist."""
+
+from __future__ import annotations
+
+import ast
+import re
+
+import jupytext
+import pytest
+
+from tests.book_layout import BOOK, ROOT
+
+MAX_CELL_LINES = 15
+CHAPTERS = sorted(BOOK.glob("*.md"))
+
+
+def _code_cells(md):
+    return [c for c in jupytext.read(md).cells if c.cell_type == "code"]
+
+
+@pytest.mark.parametrize("md", CHAPTERS, ids=lambda p: p.stem)
+def test_code_cells_are_short(md):
+    for cell in _code_cells(md):
+        n = len(cell.source.splitlines())
+        assert n <= MAX_CELL_LINES, f"{md.name}: a code cell of {n} lines (max {MAX_CELL_LINES}):\n{cell.source}"
+
+
+@pytest.mark.parametrize("md", CHAPTERS, ids=lambda p: p.stem)
+def test_chapters_define_no_functions(md):
+    for cell in _code_cells(md):
+        tree = ast.parse(re.sub(r"^(\s*)[%!].*$", r"\1pass", cell.source, flags=re.M))  # IPython magics
+        defined = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))]
+        assert not defined, f"{md.name} defines a function; move it into grpo_nb:\n{cell.source}"
+
+
+def test_the_style_check_catches_a_long_cell_and_a_function(tmp_path):
+    md = tmp_path / "bad.md"
+    body = "\n".join(f"x{i} = {i}" for i in range(MAX_CELL_LINES + 1))
+    md.write_text(
+        f"# Bad\n\n```{{code-cell}} ipython3\n{body}\n```\n\n```{{code-cell}} ipython3\nf = lambda x: x\n```\n"
+    )
+    with pytest.raises(AssertionError, match="code cell of 16 lines"):
+        test_code_cells_are_short(md)
+    with pytest.raises(AssertionError, match="defines a function"):
+        test_chapters_define_no_functions(md)
+
+
+def test_files_cited_in_the_guides_exist():
+    for guide in ("CONTRIBUTING.md", "README.md"):
+        for path in re.findall(
+            r"`((?:tests|tools|grpo_nb|benchmarks|book)/[\w/.]+\.(?:py|md|ipynb))`", (ROOT / guide).read_text()
+        ):
+            if "<" not in path:
+                assert (ROOT / path).exists(), f"{guide} cites {path}, which does not exist"
