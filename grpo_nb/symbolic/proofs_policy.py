@@ -36,6 +36,19 @@ __all__ = [
 W_PLUS, W_MINUS, LAMBDA = sp.symbols("omega_plus omega_minus lambda", positive=True)
 
 
+def _at_most(name: str, worst: float, tol: float, notes: str, key: str) -> Identity:
+    """A numerical claim "worst <= tol" as an Identity (the value is also kept in ``extra[key]``)."""
+    return Identity(
+        name=name,
+        lhs=sp.Float(worst),
+        rhs=sp.Float(tol),
+        holds=bool(worst <= tol),
+        relation="<=",
+        notes=notes,
+        extra={key: worst},
+    )
+
+
 def _outcomes(n_success: int, n_fail: int) -> tuple[tuple[sp.Symbol, ...], tuple[sp.Symbol, ...], list[sp.Expr]]:
     n_success = check_positive_int("n_success", n_success)
     n_fail = check_positive_int("n_fail", n_fail)
@@ -171,15 +184,8 @@ def theorem1_random_perturbations(
         moved = best + t * (q - best)
         j_moved = np.array([objective(row, ref, w_plus, w_minus, beta) for row in moved])
         worst = max(worst, float(np.max(j_moved - j_best)))
-    return Identity(
-        name="Theorem 1: random feasible perturbations never do better",
-        lhs=sp.Float(worst),
-        rhs=sp.Float(1e-12),
-        holds=bool(worst <= 1e-12),
-        relation="<=",
-        notes=f"{n_cases} random problems x {n_perturbations} perturbations, {m} outcomes, seed {seed}.",
-        extra={"max_gain": worst},
-    )
+    notes = f"{n_cases} random problems x {n_perturbations} perturbations, {m} outcomes, seed {seed}."
+    return _at_most("Theorem 1: random feasible perturbations never do better", worst, 1e-12, notes, "max_gain")
 
 
 def theorem1_matches_grpo_step(n_cases: int = 50, n_success: int = 3, n_fail: int = 3, seed: int = 0) -> Identity:
@@ -202,14 +208,9 @@ def theorem1_matches_grpo_step(n_cases: int = 50, n_success: int = 3, n_fail: in
         w_minus = float(omega_minus(sp.Float(p_prev), sp.Float(eps)))
         ours = np.asarray(policy(ref, w_plus, w_minus, beta), dtype=float)
         worst = max(worst, float(np.max(np.abs(ours - grpo_step(ref, prev, reward, beta, eps)))))
-    return Identity(
-        name="Theorem 1: the sympy-derived policy equals tabular.grpo_step",
-        lhs=sp.Float(worst),
-        rhs=sp.Float(1e-12),
-        holds=bool(worst <= 1e-12),
-        relation="<=",
-        notes=f"{n_cases} random problems, {m} outcomes, seed {seed}; lhs = max abs difference.",
-        extra={"max_abs_difference": worst},
+    notes = f"{n_cases} random problems, {m} outcomes, seed {seed}; lhs = max abs difference."
+    return _at_most(
+        "Theorem 1: the sympy-derived policy equals tabular.grpo_step", worst, 1e-12, notes, "max_abs_difference"
     )
 
 
