@@ -415,7 +415,7 @@
     return { p, omega_plus: plus, omega_minus: minus };
   }
 
-  const BIF = { n: 400, lo: 0.2, hi: 30, T: 1000, K: 64 }; // beta grid and orbit lengths of the diagram
+  const BIF = { n: 300, lo: 0.2, hi: 30, T: 800, K: 64 }; // beta grid and orbit lengths of the diagram
   const BIF_BETAS = Array.from(
     { length: BIF.n },
     (_, k) => 10 ** (M.log10(BIF.lo) + (k * M.log10(BIF.hi / BIF.lo)) / (BIF.n - 1)),
