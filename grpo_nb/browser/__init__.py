@@ -1,0 +1,97 @@
+"""Browser twins of the interactive figures: ``grpo_figures.js`` draws them in the reader's browser, no kernel needed.
+
+The hosted book has no Python kernel behind it, so its sliders run a small JavaScript module, ``grpo_figures.js``
+in this folder, which the site serves itself (``html_extra_path`` in ``_config.yml``; no CDN). The maps are closed
+forms, so the module recomputes them at every slider move, in the same logit coordinates as :mod:`grpo_nb.dynamics`
+(Thm 2: ``logit h(p) = logit p_ref + 1/(beta sqrt(p(1-p) + eps))``) and with the same monotone brackets for the
+fixed points. A chapter places a figure with ``<div data-grpo-figure="KIND" id=...>`` in a Markdown cell:
+
+==============  ================================================================  =====================================
+KIND            what it draws (sliders)                                           Python twin (:func:`reference`)
+==============  ================================================================  =====================================
+``map``         Fig. 2: h(p) against p, every fixed point (beta, p_ref, eps)      ``dynamics.logit_h``, ``fixed_points``
+``orbit``       Fig. 5: p_n against n, and its cobweb (beta, p_ref, eps, n)       ``dynamics.iterate_logit``
+``weights``     Eq. 4: omega^+_eps and omega^-_eps against p (eps)                ``weights.omega_plus``/``omega_minus``
+``bifurcation`` long-run logits over a beta grid, cobweb at one beta (p_ref, ...) ``dynamics.iterate_logit``
+==============  ================================================================  =====================================
+
+In the page, ``window.grpoFigures[id].data`` holds the numbers a figure plots and the inputs it used;
+:func:`reference` recomputes them with :mod:`grpo_nb`, and ``tests/test_browser_figures.py`` compares the two.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from scipy.special import logit
+
+from grpo_nb.dynamics.fixed_points import fixed_points_grid
+from grpo_nb.dynamics.map import iterate_logit, logit_h, logit_map
+from grpo_nb.dynamics.orbits import log_abs_logit_map_derivative
+from grpo_nb.validation import check_beta, check_eps, check_p_ref, check_positive_int
+from grpo_nb.weights import omega_minus, omega_plus
+
+__all__ = ["KINDS", "SCRIPT", "error_growth", "reference"]
+
+SCRIPT = Path(__file__).with_name("grpo_figures.js")
+KINDS = ("map", "orbit", "weights", "bifurcation")
+
+
+def _fixed_points(p_ref: float, beta: float, eps: float) -> dict[str, np.ndarray]:
+    grid = fixed_points_grid(p_ref, beta, eps)
+    has = ~np.isnan(grid.logits)
+    return {"fixed_logits": grid.logits[has], "fixed_slopes": grid.slopes[has]}
+
+
+def reference(kind: str, data: dict) -> dict[str, np.ndarray]:
+    """What grpo_nb computes for the inputs a browser figure used (``data`` as read from the page).
+
+    ``data["params"]`` holds beta, p_ref, eps (and n); the grids (``p``, ``x``, ``betas``) are the figure's own.
+    Returns arrays under the names the figure uses: ``logit_h``, ``z``, ``logit_gx``, ``omega_plus``,
+    ``omega_minus``, ``limit`` (bifurcation: shape (len(betas), keep)), and ``fixed_logits``/``fixed_slopes``.
+    """
+    if kind not in KINDS:
+        raise ValueError(f"kind={kind!r} is not a browser figure; valid kinds are {', '.join(KINDS)}")
+    par = data["params"]
+    eps = float(check_eps(par["eps"]))
+    if kind == "weights":
+        p = np.asarray(data["p"], dtype=float)
+        return {"omega_plus": omega_plus(p, eps), "omega_minus": omega_minus(p, eps)}
+    p_ref, beta = float(check_p_ref(par["p_ref"])), float(check_beta(par["beta"]))
+    out = _fixed_points(p_ref, beta, eps)
+    if kind == "map":
+        out["logit_h"] = logit_h(np.asarray(data["p"], dtype=float), p_ref, beta, eps)
+        return out
+    n = check_positive_int("n", int(par["n"]))
+    out["z"] = iterate_logit(p_ref, beta, eps, n)
+    x = np.asarray(data["x"], dtype=float)
+    with np.errstate(divide="ignore"):  # the p grid holds 0 and 1 when eps > 0: logits -inf and +inf
+        z_grid = logit(x) if data.get("coords") == "p" else x
+    out["logit_gx"] = logit_map(z_grid, logit(p_ref), beta, eps)
+    if kind == "bifurcation":
+        transient, keep = check_positive_int("transient", data["transient"]), check_positive_int("keep", data["keep"])
+        betas = check_beta(data["betas"])
+        with np.errstate(over="ignore"):  # eps = 0: orbits may run off to logit +inf (p = 1)
+            out["limit"] = iterate_logit(p_ref, betas, eps, transient + keep)[transient + 1 :].T
+    return out
+
+
+def error_growth(z: object, beta: object, eps: object) -> np.ndarray:
+    """G_k = max over j <= i < k of |g'(z_j) ... g'(z_i)|: the most the orbit z_0..z_n amplified an error by step k.
+
+    Two float64 implementations of the same map (numpy and a browser) round differently by about 1e-16 per step;
+    after k steps their orbits can differ by about k 1e-16 G_k relative, so they must agree to 1e-9 where
+    k G_k < 1e6 and may part ways in a chaotic orbit, where G_k grows like e^{lambda k} (Lyapunov exponent lambda).
+    ``z`` has shape (n+1, ...) with beta, eps broadcasting against z[0]; returns G of the same shape (G_0 = 1).
+    """
+    z = np.asarray(z, dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        log_d = np.nan_to_num(log_abs_logit_map_derivative(z[:-1], beta, eps), nan=0.0, posinf=np.inf, neginf=-745.0)
+    log_growth = np.zeros_like(z)
+    run = np.zeros_like(z[0])  # max over j of the sum of log|g'| from j to the current step (a running "draw-up")
+    for k in range(1, z.shape[0]):
+        run = np.maximum(run, 0.0) + log_d[k - 1]
+        log_growth[k] = np.maximum(log_growth[k - 1], run)
+    with np.errstate(over="ignore"):
+        return np.exp(log_growth)

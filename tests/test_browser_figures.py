@@ -1,0 +1,407 @@
+"""The kernel-free figures of the hosted book, in headless Chromium with the network blocked.
+
+The book is built once as the site is built, served from 127.0.0.1, and opened with Playwright driving the system
+``chromium``; every request that does not go to that server is aborted, so the figures are shown to work offline.
+On each of the four pages with a browser figure:
+
+- every slider on the page belongs to a browser figure, and moving it with the keyboard redraws the figure
+  (no dead slider: the ipywidgets explorers are not rendered without a kernel);
+- the plotted numbers, read back from ``window.grpoFigures[id].data`` after setting the sliders to parameter sets
+  that include hard prompts, beta = 1e-3 and 1e3 and eps = 0, equal what grpo_nb computes
+  (:func:`grpo_nb.browser.reference`) to 1e-9 relative in logit space;
+- a slider move redraws in under 50 ms (median of 200 moves; 200 iterations and a 400-point curve); the medians
+  are printed (``pytest -s``) and saved to tests/artifacts/browser_timings.json.
+
+Negative tests serve the page a script with a wrong formula and check that the comparison fails.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import json
+import shutil
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy.special import logit
+
+from grpo_nb.browser import KINDS, SCRIPT, error_growth, reference
+from grpo_nb.dynamics.map import iterate_logit, logit_map
+from tests.book_layout import ROOT
+
+ARTIFACTS = ROOT / "tests" / "artifacts"
+RTOL = 1e-9  # relative to max(1, |logit|)
+FIGURES = {  # page -> (figure id, kind)
+    "book/policy_dynamics": ("fig2-browser", "map"),
+    "book/amplification": ("fig5-browser", "orbit"),
+    "book/stabilised_grpo": ("weights-browser", "weights"),
+    "book/hard_prompts": ("bifurcation-browser", "bifurcation"),
+}
+# (beta, p_ref, eps) set with the sliders: the defaults of the chapters, the paper's "divergent" case, hard prompts,
+# the ends of the beta range, eps = 0, fixed points within 1e-300 of 1 (logit 6e3 and 3e5) and p_ref next to 1
+MAP_CASES = [
+    (1.0, 0.1, 1e-5),
+    (5.0, 1e-3, 1e-5),
+    (5.3, 1e-4, 1e-5),
+    (1e-3, 0.5, 1e-5),
+    (0.05, 0.5, 1e-5),
+    (1e3, 1e-9, 0.0),
+    (1e-3, 1e-9, 0.0),
+    (1.0, 0.3, 0.0),
+    (1e3, 0.9, 1e-11),
+    (2.0, 0.3, 1e-2),
+    (1.0, 1 - 1e-9, 1.0),
+]
+BIFURCATION_CASES = [  # beta picked on the diagram, p_ref, eps
+    (5.3, 1e-4, 1e-5),
+    (0.5, 1e-3, 1e-2),
+    (20.0, 1e-6, 0.0),
+    (2.0, 0.3, 0.0),
+    (1.0, 0.3, 1.0),
+]
+
+
+# --------------------------------------------------------------------------- comparison with grpo_nb
+
+
+def assert_logits_close(js: object, py: object, what: str, rtol: float = RTOL) -> None:
+    """|js - py| <= rtol max(1, |py|) elementwise; equal infinities (an orbit that left for p = 1) match."""
+    js, py = np.asarray(js, dtype=float), np.asarray(py, dtype=float)
+    assert js.shape == py.shape, f"{what}: shape {js.shape} in the browser, {py.shape} in grpo_nb"
+    same_inf = np.isinf(js) & (js == py)
+    with np.errstate(invalid="ignore"):
+        err = np.where(same_inf, 0.0, np.abs(js - py) / np.maximum(1.0, np.abs(py)))
+    worst = int(np.nanargmax(np.where(np.isnan(err), np.inf, err))) if err.size else 0
+    assert not np.isnan(err).any() and (err <= rtol).all(), (
+        f"{what}: browser {js.flat[worst]!r} vs grpo_nb {py.flat[worst]!r} (relative error {err.flat[worst]:.3g})"
+    )
+
+
+def assert_orbit_matches(z_js: object, p_ref: float, beta: object, eps: float, z_py: np.ndarray, what: str) -> int:
+    """Each browser step z_{k+1} = g(z_k) to RTOL, and the whole orbit equal to grpo_nb's where it cannot have
+    amplified rounding beyond 1e-9 (k G_k < 1e6, :func:`grpo_nb.browser.error_growth`). Returns that count."""
+    z_js = np.asarray(z_js, dtype=float)
+    with np.errstate(over="ignore"):
+        one_step = logit_map(z_js[:-1], logit(p_ref), beta, eps)
+    assert_logits_close(z_js[1:], one_step, f"{what}, one step of the map")
+    growth = error_growth(z_py, beta, eps)[-z_js.shape[0] :]
+    steps = np.arange(z_py.shape[0])[-z_js.shape[0] :].reshape(-1, *([1] * (z_js.ndim - 1)))
+    tame = np.broadcast_to((steps + 1) * growth < 1e6, z_js.shape)
+    assert_logits_close(z_js[tame], z_py[-z_js.shape[0] :][tame], f"{what}, orbit")
+    return int(tame.sum())
+
+
+def check_figure(kind: str, data: dict) -> dict:
+    """Compare one figure's plotted data with grpo_nb; returns how many orbit entries were compared in full."""
+    ref = reference(kind, data)
+    par = data["params"]
+    if kind == "weights":
+        np.testing.assert_allclose(data["omega_plus"], ref["omega_plus"], rtol=1e-12, err_msg="omega+")
+        np.testing.assert_allclose(data["omega_minus"], ref["omega_minus"], rtol=1e-12, err_msg="omega-")
+        return {}
+    fps = data["fixed_points"]
+    assert_logits_close([f["logit"] for f in fps], ref["fixed_logits"], "fixed points (logits)")
+    np.testing.assert_allclose([f["slope"] for f in fps], ref["fixed_slopes"], rtol=RTOL, atol=1e-300, err_msg="h'(p*)")
+    assert [f["stable"] for f in fps] == list(np.abs(ref["fixed_slopes"]) < 1), "stability"
+    if kind == "map":
+        assert_logits_close(data["logit_h"], ref["logit_h"], "logit h(p) on the curve")
+        return {}
+    assert_logits_close(data["logit_gx"], ref["logit_gx"], "map curve")
+    full = {"orbit": assert_orbit_matches(data["z"], par["p_ref"], par["beta"], par["eps"], ref["z"], "orbit")}
+    if kind == "bifurcation":
+        betas, keep, transient = np.asarray(data["betas"]), data["keep"], data["transient"]
+        limit_js = np.asarray(data["limit"], dtype=float).reshape(betas.size, keep).T
+        with np.errstate(over="ignore"):
+            z_py = iterate_logit(par["p_ref"], betas, par["eps"], transient + keep)
+        full["diagram"] = assert_orbit_matches(limit_js, par["p_ref"], betas, par["eps"], z_py, "diagram")
+        assert np.allclose(ref["limit"], z_py[transient + 1 :].T, equal_nan=True)
+    return full
+
+
+# --------------------------------------------------------------------------- the site and the browser
+
+
+def _chromium() -> str | None:
+    return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    """The book built as the site is (warnings are errors), served on 127.0.0.1; yields the base URL."""
+    if _chromium() is None:
+        pytest.skip("Chromium is not installed (Debian package `chromium`; .ci/run installs it)")
+    pytest.importorskip("playwright", reason="playwright is pinned in requirements.txt")
+    out = tmp_path_factory.mktemp("site")
+    exe = shutil.which("jupyter-book", path=str(Path(sys.executable).parent)) or shutil.which("jupyter-book")
+    cmd = [exe, "build", str(ROOT), "-W", "-n", "--keep-going", "--path-output", str(out)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, "book build failed:\n" + (proc.stdout + proc.stderr)[-4000:]
+    html = out / "_build" / "html"
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(html)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield {"url": f"http://127.0.0.1:{server.server_address[1]}", "html": html}
+    server.shutdown()
+
+
+@pytest.fixture(scope="module")
+def browser(site):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        chromium = pw.chromium.launch(executable_path=_chromium(), args=["--no-sandbox", "--disable-gpu"])
+        yield chromium
+        chromium.close()
+
+
+def open_page(browser, site, doc: str, script: str | None = None):
+    """Open a page with every request off 127.0.0.1 aborted; ``script`` replaces grpo_figures.js (negative tests)."""
+    page = browser.new_page(viewport={"width": 1280, "height": 1000})
+    errors: list[str] = []
+    page.on("pageerror", lambda err: errors.append(str(err)))
+
+    def route(r):
+        if not r.request.url.startswith(site["url"]):
+            return r.abort()
+        if script is not None and r.request.url.endswith("/grpo_figures.js"):
+            return r.fulfill(body=script, content_type="text/javascript")
+        return r.continue_()
+
+    page.route("**/*", route)
+    page.goto(f"{site['url']}/{doc}.html")
+    fid = FIGURES[doc][0]
+    page.wait_for_function("id => window.grpoFigures && window.grpoFigures[id] && window.grpoFigures[id].data", arg=fid)
+    assert not [e for e in errors if "grpo" in e.lower()], errors
+    return page
+
+
+SET_SLIDERS = """([id, values]) => {
+  // move each slider to a value as a reader would (the input snaps to its step), then fire its input event
+  const f = window.grpoFigures[id];
+  for (const [key, value] of Object.entries(values)) {
+    f.inputs[key].value = value;
+    f.inputs[key].dispatchEvent(new Event("input"));
+  }
+  return f.data;
+}"""
+
+
+def slider_positions(kind: str, beta: float, p_ref: float, eps: float) -> dict:
+    """Slider positions for (beta, p_ref, eps): log10 beta, logit p_ref, log10 eps (leftmost = 0)."""
+    pos = {"p_ref": float(logit(p_ref)), "eps": float(np.log10(eps)) if eps > 0 else -12.0}
+    if kind == "bifurcation":
+        pos["n"] = 200
+    else:
+        pos["beta"] = float(np.log10(beta))
+    if kind == "orbit":
+        pos["n"] = 200
+    return pos
+
+
+# --------------------------------------------------------------------------- tests
+
+
+@pytest.mark.browser
+def test_the_site_serves_the_script_itself_and_no_widget_manager(site):
+    served = site["html"] / "grpo_figures.js"
+    assert served.read_bytes() == SCRIPT.read_bytes()
+    for doc in FIGURES:
+        text = (site["html"] / f"{doc}.html").read_text(encoding="utf-8")
+        assert '<script src="../grpo_figures.js"></script>' in text, doc
+        assert "html-manager" not in text and "require.min.js" not in text, f"{doc} loads the ipywidgets manager"
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("doc", list(FIGURES))
+def test_every_slider_moves_its_figure_from_the_keyboard_offline(browser, site, doc):
+    page = open_page(browser, site, doc)
+    fid, kind = FIGURES[doc]
+    assert page.locator(".jupyter-widgets, .widget-slider").count() == 0, "an ipywidgets view is rendered"
+    sliders = page.locator("input[type=range]")
+    ours = page.locator(f"#{fid} input[type=range]")
+    assert sliders.count() == ours.count() >= 1, "a slider on the page does not belong to the browser figure"
+    assert "In a notebook" not in page.locator(f"#{fid}").inner_text(), "the figure did not replace its notebook note"
+    assert "Fig." in page.locator(f"#{fid} .grpo-caption").inner_text()
+    for k in range(ours.count()):
+        slider = ours.nth(k)
+        before = page.evaluate("id => [document.querySelector('#' + id + ' .grpo-plots').innerHTML, "
+                               "JSON.stringify(window.grpoFigures[id].data.params)]", fid)  # fmt: skip
+        slider.focus()
+        page.keyboard.press("ArrowRight")
+        after = page.evaluate("id => [document.querySelector('#' + id + ' .grpo-plots').innerHTML, "
+                              "JSON.stringify(window.grpoFigures[id].data.params)]", fid)  # fmt: skip
+        name = slider.get_attribute("aria-label")
+        assert after[1] != before[1], f"{doc}: ArrowRight on '{name}' did not change the parameters"
+        assert after[0] != before[0], f"{doc}: ArrowRight on '{name}' did not redraw the figure"
+    for box in page.locator(f"#{fid} input[type=checkbox]").all():  # "logit axes"
+        before = page.locator(f"#{fid} .grpo-plots").inner_html()
+        box.focus()
+        page.keyboard.press("Space")
+        assert page.locator(f"#{fid} .grpo-plots").inner_html() != before, f"{doc}: the checkbox did not redraw"
+    if kind == "bifurcation":  # pick beta with a click on the diagram
+        before = page.evaluate("id => window.grpoFigures[id].state.betaIndex", fid)
+        diagram = page.locator(f"#{fid} .grpo-panel svg").first
+        box = diagram.bounding_box()
+        diagram.click(position={"x": box["width"] * 0.45, "y": box["height"] / 2})
+        assert page.evaluate("id => window.grpoFigures[id].state.betaIndex", fid) != before, "a click picked no beta"
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.locator(f"#{fid}").screenshot(path=str(ARTIFACTS / f"browser-{Path(doc).name}.png"))
+    page.close()
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("doc", list(FIGURES))
+def test_plotted_numbers_equal_grpo_nb(browser, site, doc):
+    page = open_page(browser, site, doc)
+    fid, kind = FIGURES[doc]
+    if kind == "weights":
+        cases = [(1.0, 0.5, e) for e in (0.0, 1e-11, 1e-5, 1e-2, 1.0)]
+    elif kind == "bifurcation":
+        cases = BIFURCATION_CASES
+    else:
+        cases = MAP_CASES
+    compared = []
+    for beta, p_ref, eps in cases:
+        pos = slider_positions(kind, beta, p_ref, eps)
+        if kind == "weights":
+            pos = {"eps": pos["eps"]}
+        data = page.evaluate(SET_SLIDERS, [fid, pos])
+        if kind == "bifurcation":  # the grid value of beta nearest the one asked for
+            data = page.evaluate("([id, b]) => window.grpoFigures[id].set({beta: b})", [fid, beta])
+        par = data["params"]
+        if kind != "weights":
+            assert abs(np.log(par["p_ref"] / p_ref)) < 0.05 or abs(p_ref - par["p_ref"]) < 1e-8, (par, p_ref)
+        assert (par["eps"] == 0) == (eps == 0)
+        compared.append(check_figure(kind, data))
+        if kind == "orbit":  # the same orbit in logit coordinates
+            check_figure(kind, page.evaluate("id => window.grpoFigures[id].set({logitAxes: true})", fid))
+            page.evaluate("id => window.grpoFigures[id].set({logitAxes: false})", fid)
+    print(f"\n{doc}: {len(cases)} parameter sets match grpo_nb; orbit entries compared in full: {compared}")
+    page.close()
+
+
+REDRAW_MEDIAN = """([id, key, a, b, reps]) => {
+  // a slider move as the reader makes it: new value, input event, redraw, layout; timed with performance.now
+  const f = window.grpoFigures[id], input = f.inputs[key], t = [];
+  for (let i = 0; i < reps; i++) {
+    input.value = i % 2 ? a : b;
+    const t0 = performance.now();
+    input.dispatchEvent(new Event("input"));
+    f.root.getBoundingClientRect();
+    t.push(performance.now() - t0);
+  }
+  t.sort((x, y) => x - y);
+  return t[t.length >> 1];
+}"""
+
+TIMED_MOVES = [  # (page, slider moved, two positions, settings first): every figure at n = 200 and 400-point curves
+    ("book/policy_dynamics", "beta", "-0.3", "0.3", {}),
+    ("book/amplification", "beta", "0.6", "0.7", {"n": 200}),
+    ("book/amplification", "beta", "0.6", "0.7", {"n": 200, "logitAxes": True}),
+    ("book/stabilised_grpo", "eps", "-3", "-2", {}),
+    ("book/hard_prompts", "betaIndex", "200", "260", {"n": 200}),
+    ("book/hard_prompts", "p_ref", "-9.2", "-6.9", {"n": 200}),  # recomputes the whole diagram
+]
+
+
+@pytest.mark.browser
+def test_a_slider_move_redraws_in_under_50_ms(browser, site):
+    medians = {}
+    for doc, key, a, b, settings in TIMED_MOVES:
+        page = open_page(browser, site, doc)
+        fid, kind = FIGURES[doc]
+        data = page.evaluate("([id, s]) => window.grpoFigures[id].set(s)", [fid, settings])
+        if kind in ("orbit", "bifurcation"):
+            assert len(data["z"]) == 201 and len(data["x"]) == 400
+        page.evaluate(REDRAW_MEDIAN, [fid, key, a, b, 20])  # warm-up
+        label = f"{Path(doc).name}: {key}" + (" (logit axes)" if settings.get("logitAxes") else "")
+        medians[label] = page.evaluate(REDRAW_MEDIAN, [fid, key, a, b, 200])
+        page.close()
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    (ARTIFACTS / "browser_timings.json").write_text(json.dumps(medians, indent=2))
+    print("\nmedian redraw per slider move (ms, 200 moves):", json.dumps(medians, indent=2))
+    assert all(ms < 50.0 for ms in medians.values()), medians
+
+
+WRONG_FORMULAS = {  # a wrong formula in the browser script, the page that shows it, and what the comparison reports
+    "eps outside the root (Eq. 3 as printed)": (
+        ("1 / M.sqrt(variance(z) + eps)", "1 / (M.sqrt(variance(z)) + eps)"),
+        "book/policy_dynamics",
+        "fixed points",
+    ),
+    "no fixed point searched on z <= 0": (
+        ("if (g0 < 0) roots.push", "if (false) roots.push"),
+        "book/amplification",
+        "fixed points .logits.: shape",
+    ),
+    "omega+ without its (1 - p)": (
+        ("return [(1 - p) * s, p * s];", "return [s, p * s];"),
+        "book/stabilised_grpo",
+        "omega[+]",
+    ),
+    "diagram window one step late": (("t < T; t++)", "t <= T; t++)"), "book/hard_prompts", "diagram, orbit"),
+}
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("name", list(WRONG_FORMULAS))
+def test_a_wrong_formula_in_the_script_is_caught(browser, site, name):
+    (right, wrong), doc, message = WRONG_FORMULAS[name]
+    source = SCRIPT.read_text(encoding="utf-8")
+    assert source.count(right) == 1, f"the negative test no longer matches the script: {right!r}"
+    page = open_page(browser, site, doc, script=source.replace(right, wrong))
+    fid, kind = FIGURES[doc]
+    data = page.evaluate(SET_SLIDERS, [fid, {"eps": -5.0}])
+    if kind == "orbit":
+        data = page.evaluate(SET_SLIDERS, [fid, {"beta": 0.7, "p_ref": float(logit(1e-3))}])  # a fixed point below 1/2
+    with pytest.raises(AssertionError, match=message):
+        check_figure(kind, data)
+    page.close()
+
+
+# --------------------------------------------------------------------------- the Python twin, without a browser
+
+
+def test_reference_rejects_bad_input():
+    with pytest.raises(ValueError, match="kind='cobweb'"):
+        reference("cobweb", {"params": {"eps": 0.0}})
+    with pytest.raises(ValueError, match="beta=-1.0"):
+        reference("map", {"params": {"beta": -1.0, "p_ref": 0.1, "eps": 0.0}, "p": [0.5]})
+    with pytest.raises(ValueError, match="p_ref=1.5"):
+        reference("orbit", {"params": {"beta": 1.0, "p_ref": 1.5, "eps": 0.0, "n": 3}, "x": [0.5], "coords": "p"})
+    with pytest.raises(ValueError, match="eps=nan"):
+        reference("weights", {"params": {"eps": float("nan")}, "p": [0.5]})
+    assert set(KINDS) == {kind for _, kind in FIGURES.values()}
+
+
+def test_error_growth_is_bounded_for_an_attracting_cycle_and_explodes_in_chaos():
+    cycle = iterate_logit(1e-3, 5.0, 1e-5, 400)  # the paper's "divergent" case: an attracting 2-cycle
+    chaos = iterate_logit(1e-4, 5.2, 1e-5, 400)  # the chaotic case of the hard-prompts chapter's 60-digit check
+    g_cycle, g_chaos = error_growth(cycle, 5.0, 1e-5), error_growth(chaos, 5.2, 1e-5)
+    assert g_cycle[0] == 1 and (np.diff(g_cycle) >= 0).all() and g_cycle[-1] < 10
+    assert g_chaos[-1] > 1e30  # Lyapunov exponent ~0.35 over 400 steps
+    # the bound it gives holds: two orbits started 1e-13 apart stay within 400 G 1e-13 of each other
+    nearby = np.empty_like(cycle)
+    nearby[0] = cycle[0] + 1e-13
+    for k in range(400):
+        nearby[k + 1] = logit_map(nearby[k], logit(1e-3), 5.0, 1e-5)
+    assert (np.abs(nearby - cycle) <= 400 * g_cycle * 1e-13).all()
+
+
+def test_the_comparison_fails_on_a_wrong_orbit():
+    z = iterate_logit(1e-3, 5.0, 1e-5, 60)
+    assert_orbit_matches(z, 1e-3, 5.0, 1e-5, z, "itself")
+    wrong = z * (1 + 1e-7)
+    with pytest.raises(AssertionError, match="one step"):
+        assert_orbit_matches(wrong, 1e-3, 5.0, 1e-5, z, "perturbed")
+    with pytest.raises(AssertionError, match="relative error"):
+        assert_logits_close([1.0, np.inf], [1.0, 1e308], "inf against a number")
