@@ -27,8 +27,7 @@ import numpy as np
 from scipy.special import logit
 
 from grpo_nb.dynamics.fixed_points import fixed_points_grid
-from grpo_nb.dynamics.map import iterate_logit, logit_h, logit_map
-from grpo_nb.dynamics.orbits import log_abs_logit_map_derivative
+from grpo_nb.dynamics.map import iterate_logit, log_abs_logit_map_slope, logit_h, logit_map
 from grpo_nb.validation import check_beta, check_eps, check_p_ref, check_positive_int
 from grpo_nb.weights import omega_minus, omega_plus
 
@@ -87,7 +86,7 @@ def error_growth(z: object, beta: object, eps: object) -> np.ndarray:
     """
     z = np.asarray(z, dtype=float)
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-        log_d = np.nan_to_num(log_abs_logit_map_derivative(z[:-1], beta, eps), nan=0.0, posinf=np.inf, neginf=-745.0)
+        log_d = np.nan_to_num(log_abs_logit_map_slope(z[:-1], beta, eps), nan=0.0, posinf=np.inf, neginf=-745.0)
     log_growth = np.zeros_like(z)
     run = np.zeros_like(z[0])  # max over j of the sum of log|g'| from j to the current step (a running "draw-up")
     for k in range(1, z.shape[0]):
