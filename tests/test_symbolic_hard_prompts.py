@@ -45,3 +45,8 @@ def test_sympy_map_and_slope_match_the_numpy_home() -> None:
         a = logit(p_ref)
         assert np.allclose(g(z, a, beta, eps), logit_map(z, a, beta, eps), rtol=1e-12)
         assert np.allclose(dg(z, a, beta, eps), logit_map_slope(z, beta, eps), rtol=1e-9, atol=1e-300)
+
+
+def test_derivative_is_displayed_as_stated() -> None:
+    ident = hp.logit_map_derivative()
+    assert ident.rhs.has(sp.tanh) and ident.holds  # shown with tanh(z/2), checked in exponentials

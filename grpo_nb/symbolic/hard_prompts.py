@@ -18,6 +18,8 @@ Each function takes an optional ``claimed`` formula (an expression in :data:`Z`,
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import sympy as sp
 
 from grpo_nb.dynamics.bifurcation import logit_map_sympy
@@ -47,9 +49,14 @@ def logit_map_even(g: sp.Expr | None = None) -> Identity:
 
 
 def logit_map_derivative(claimed: sp.Expr | None = None) -> Identity:
-    """Proposition 1 in logit form: dg/dz = v tanh(z/2) / (2 beta (v + eps)^{3/2}) (or ``claimed``)."""
+    """Proposition 1 in logit form: dg/dz = v tanh(z/2) / (2 beta (v + eps)^{3/2}) (or ``claimed``).
+
+    The difference is simplified with tanh written in exponentials (sympy does not cancel it otherwise); the
+    identity keeps the formula as stated for display.
+    """
     rhs = _V * sp.tanh(Z / 2) / (2 * BETA * (_V + EPS) ** sp.Rational(3, 2)) if claimed is None else claimed
-    return check_equal("g'(z)", sp.diff(G, Z), sp.sympify(rhs).rewrite(sp.exp))
+    rhs = sp.sympify(rhs)
+    return replace(check_equal("g'(z)", sp.diff(G, Z), rhs.rewrite(sp.exp)), rhs=rhs)
 
 
 def logit_map_minimum(claimed: sp.Expr | None = None) -> Identity:
