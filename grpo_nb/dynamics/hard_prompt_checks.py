@@ -35,7 +35,7 @@ from grpo_nb.dynamics.bifurcation import (
     finite_group_orbit,
     superstable_betas,
 )
-from grpo_nb.dynamics.fixed_points import fixed_points_grid
+from grpo_nb.dynamics.fixed_points import FixedPointGrid, fixed_points_grid
 from grpo_nb.dynamics.high_precision import (
     SeparationResult,
     mp_lyapunov,
@@ -120,7 +120,9 @@ def invariant_interval_excess(p_ref: object, beta: object, eps: object, *, n_poi
     return float(max(np.max((lo - gz) / scale), np.max((gz - hi) / scale)))
 
 
-def monotone_after_first_step(p_ref: object, beta: object, eps: object, *, n: int = 200, tol: float = 1e-12):
+def monotone_after_first_step(
+    p_ref: object, beta: object, eps: object, *, n: int = 200, tol: float = 1e-12
+) -> np.ndarray:
     """Whether the orbit z_1, ..., z_n of Eq. (8) is monotone (up or down, within ``tol``), per broadcast point.
 
     For p_ref >= 1/2 the orbit stays where g is increasing (z > 0), so it is monotone from step 1 on.
@@ -234,7 +236,11 @@ def lower_fixed_point_slope(p_ref: object, beta: object, eps: object) -> np.ndar
     It is negative (g decreases on z < 0); the fixed point loses stability by period doubling where it drops
     below -1.
     """
-    fp = fixed_points_grid(p_ref, beta, eps)
+    return _lower_slope(fixed_points_grid(p_ref, beta, eps))
+
+
+def _lower_slope(fp: FixedPointGrid) -> np.ndarray:
+    """The slope of the (at most one) fixed point with logit < 0 on each grid point; +inf where there is none."""
     return np.where(fp.logits < 0, fp.slopes, np.inf).min(axis=-1)
 
 
@@ -286,12 +292,10 @@ def diagram_summary(diagrams: Sequence[BifurcationDiagram], *, moderate_logit: f
         last = d.limit_logits[:, -1]
         fixed = d.kind == OrbitClass.FIXED_POINT
         moderate = fixed & (last < moderate_logit)
-        gap = np.abs(fp.logits - last[:, None])
-        dist, nearest = np.nanmin(gap, axis=1), np.nanargmin(gap, axis=1)
-        out["offset"].append(np.max(dist[moderate] / np.maximum(1, np.abs(last[moderate])), initial=0.0))
-        out["unstable"].append(int(np.sum(~fp.stable[np.arange(d.beta.size), nearest][moderate])))
-        lower_slope = np.where(fp.logits < 0, fp.slopes, np.inf).min(axis=1)
-        out["slope"].append(np.max(lower_slope[~fixed], initial=-np.inf))
+        nearest = (np.arange(d.beta.size), np.nanargmin(np.abs(fp.logits - last[:, None]), axis=1))
+        out["offset"].append(_relative_gap(fp.logits[nearest][moderate], last[moderate]))
+        out["unstable"].append(int(np.sum(~fp.stable[nearest][moderate])))
+        out["slope"].append(np.max(_lower_slope(fp)[~fixed], initial=-np.inf))
         chaotic, cycle = d.kind == OrbitClass.CHAOTIC, d.kind == OrbitClass.CYCLE
         out["chaos"].append(np.min(d.lyapunov[chaotic], initial=np.inf))
         out["cycle"].append(np.max(d.lyapunov[cycle], initial=-np.inf))
