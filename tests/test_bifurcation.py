@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from grpo_nb.dynamics.bifurcation import (
     FEIGENBAUM_DELTA,
+    accumulation_point,
     bifurcation_diagram,
     critical_orbit_logit,
     doubling_betas,
@@ -185,3 +186,18 @@ def test_widget_draws_without_error() -> None:
     w = bifurcation_explorer(n_beta=40).widget
     w.f(**w.kwargs)  # interact swallows exceptions outside IPython: call the drawing function directly
     w.f(log10_p_ref=-0.31, eps=1e-2)
+
+
+def test_accumulation_point_sums_the_geometric_tail() -> None:
+    delta = FEIGENBAUM_DELTA
+    gaps = 1.0 / delta ** np.arange(12)  # an exactly geometric cascade from 10 down
+    b = 10.0 - np.concatenate([[0.0], np.cumsum(gaps)])
+    limit = 10.0 - 1.0 / (1.0 - 1.0 / delta)
+    assert accumulation_point(b[:5]) == pytest.approx(limit, rel=1e-12)
+    assert accumulation_point(-b[:5]) == pytest.approx(-limit, rel=1e-12)  # increasing sequences too
+
+
+@pytest.mark.parametrize("betas", [[1.0], [3.0, 2.0, 2.5], [3.0, float("nan")], [[3.0, 2.0]]])
+def test_accumulation_point_bad_input(betas) -> None:
+    with pytest.raises(ValueError, match="betas="):
+        accumulation_point(betas)

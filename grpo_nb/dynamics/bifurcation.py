@@ -29,6 +29,7 @@ __all__ = [
     "FEIGENBAUM_DELTA",
     "BifurcationDiagram",
     "PeriodRun",
+    "accumulation_point",
     "bifurcation_diagram",
     "critical_orbit_logit",
     "logit_map_sympy",
@@ -260,6 +261,20 @@ def feigenbaum_ratios(betas: object) -> np.ndarray:
     if not (np.all(d < 0) or np.all(d > 0)):
         raise ValueError(f"betas={betas!r} is not strictly monotone; valid input is a monotone sequence")
     return d[:-1] / d[1:]
+
+
+def accumulation_point(betas: object) -> float:
+    """beta_inf = b_K - (b_{K-1} - b_K) / (delta - 1): where a cascade b_1, ..., b_K piles up (Feigenbaum 1978).
+
+    Past b_K the intervals b_{k-1} - b_k shrink by Feigenbaum's delta at each step, a geometric series whose sum
+    (b_{K-1} - b_K) / (delta - 1) is the distance from b_K to the end of the cascade.
+    """
+    b = np.asarray(betas, dtype=float)
+    if b.ndim != 1 or b.size < 2 or not np.all(np.isfinite(b)):
+        raise ValueError(f"betas={betas!r} is invalid; valid input is a finite 1-D array of >= 2 values")
+    if not (np.all(np.diff(b) < 0) or np.all(np.diff(b) > 0)):
+        raise ValueError(f"betas={betas!r} is not strictly monotone; valid input is a monotone sequence")
+    return float(b[-1] - (b[-2] - b[-1]) / (FEIGENBAUM_DELTA - 1))
 
 
 def finite_group_orbit(

@@ -1,0 +1,52 @@
+"""Tests of grpo_nb.symbolic.hard_prompts: the logit map is even, with Prop. 1's slope, a minimum at z = 0 and a
+supremum a + 1/(beta sqrt(eps)); each check rejects a wrong formula."""
+
+from __future__ import annotations
+
+import numpy as np
+import sympy as sp
+from scipy.special import logit
+
+from grpo_nb.dynamics.map import logit_map, logit_map_slope
+from grpo_nb.symbolic import hard_prompts as hp
+from grpo_nb.symbolic.identity import Identity
+
+V = sp.exp(hp.Z) / (1 + sp.exp(hp.Z)) ** 2
+
+
+def test_the_four_identities_hold() -> None:
+    claims = hp.logit_map_unimodal()
+    assert [c.name for c in claims] == ["g is even", "g'(z)", "g(0)", "sup g"]
+    assert all(isinstance(c, Identity) and c.holds and c.residual == 0 for c in claims)
+
+
+def test_evenness_rejects_a_map_that_is_not_even() -> None:
+    sigmoid = sp.exp(hp.Z) / (1 + sp.exp(hp.Z))  # p instead of p(1 - p)
+    assert not hp.logit_map_even(hp.A + 1 / (hp.BETA * sp.sqrt(sigmoid + hp.EPS))).holds
+
+
+def test_derivative_rejects_a_wrong_exponent_and_a_wrong_sign() -> None:
+    wrong_power = V * sp.tanh(hp.Z / 2) / (2 * hp.BETA * (V + hp.EPS) ** sp.Rational(1, 2))
+    assert not hp.logit_map_derivative(wrong_power).holds
+    wrong_sign = -V * sp.tanh(hp.Z / 2) / (2 * hp.BETA * (V + hp.EPS) ** sp.Rational(3, 2))
+    assert not hp.logit_map_derivative(wrong_sign).holds
+
+
+def test_minimum_and_supremum_reject_wrong_values() -> None:
+    assert not hp.logit_map_minimum(hp.A + 1 / (hp.BETA * sp.sqrt(sp.Rational(1, 2) + hp.EPS))).holds
+    assert not hp.logit_map_supremum(hp.A + 1 / (hp.BETA * hp.EPS)).holds
+
+
+def test_sympy_map_and_slope_match_the_numpy_home() -> None:
+    g = sp.lambdify((hp.Z, hp.A, hp.BETA, hp.EPS), hp.G, "numpy")
+    dg = sp.lambdify((hp.Z, hp.A, hp.BETA, hp.EPS), sp.diff(hp.G, hp.Z), "numpy")
+    z = np.linspace(-30, 30, 61)
+    for p_ref, beta, eps in [(1e-4, 5.2, 1e-5), (0.3, 0.1, 1e-2), (0.9, 20.0, 1.0)]:
+        a = logit(p_ref)
+        assert np.allclose(g(z, a, beta, eps), logit_map(z, a, beta, eps), rtol=1e-12)
+        assert np.allclose(dg(z, a, beta, eps), logit_map_slope(z, beta, eps), rtol=1e-9, atol=1e-300)
+
+
+def test_derivative_is_displayed_as_stated() -> None:
+    ident = hp.logit_map_derivative()
+    assert ident.rhs.has(sp.tanh) and ident.holds  # shown with tanh(z/2), checked in exponentials
