@@ -16,6 +16,7 @@ __all__ = [
     "check_eps",
     "check_log_policy_table",
     "check_map_params",
+    "check_open_interval",
     "check_p",
     "check_p_ref",
     "check_policy",
@@ -209,3 +210,14 @@ def check_ratio_advantage(ratio: object, advantage: object) -> tuple[np.ndarray,
     except ValueError as err:
         raise ValueError(f"ratio shape {x.shape} and advantage shape {a.shape} do not broadcast") from err
     return x, a
+
+
+def check_open_interval(name: str, value: object, lo: float, hi: float) -> float:
+    """A real scalar strictly between ``lo`` and ``hi`` (a tolerance, a threshold, a quantile)."""
+    try:
+        value = check_scalar(name, np.asarray(value, dtype=float))
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"{name}={value!r} is not a real number; valid range is {lo} < {name} < {hi}") from err
+    if not lo < value < hi:
+        raise ValueError(f"{name}={value!r} is out of range; valid range is {lo} < {name} < {hi}")
+    return value

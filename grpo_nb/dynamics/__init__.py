@@ -5,7 +5,8 @@ and stability), ``attractor`` and ``orbit_kind`` (where the orbit from p_ref goe
 vectorised), and the logit map ``logit_map`` / ``logit_map_slope`` / ``logit_map_power`` that all of them share.
 Submodules: ``map`` (Thm 2, Prop 1), ``fixed_points``, ``paper_bounds`` (Thm 3's condition (2), Thm 4's bound),
 ``orbits`` (limit sets, Lyapunov exponents), ``regimes`` (maps over (beta, p_ref)), ``bifurcation`` and
-``high_precision`` (the hard-prompts chapter).
+``high_precision`` (the hard-prompts chapter). The chapters' checks that return a table and its verdicts:
+``map_checks`` (policy dynamics), ``amplification_checks`` (amplification), ``hard_prompt_checks`` (hard prompts).
 """
 
 from grpo_nb.dynamics.fixed_points import FixedPoint, fixed_points, fixed_points_grid

@@ -44,7 +44,7 @@ from grpo_nb.dynamics.high_precision import (
 )
 from grpo_nb.dynamics.map import iterate_logit, log_abs_logit_map_slope, logit_map
 from grpo_nb.dynamics.orbits import OrbitClass, OrbitKind, attractor, orbit_kind
-from grpo_nb.validation import check_map_params, check_positive_int, check_scalar
+from grpo_nb.validation import check_map_params, check_open_interval, check_positive_int
 
 __all__ = [
     "AttractorReport",
@@ -75,16 +75,6 @@ __all__ = [
 def _check_diagram(name: str, value: object) -> BifurcationDiagram:
     if not isinstance(value, BifurcationDiagram):
         raise ValueError(f"{name}={value!r} is not a BifurcationDiagram; valid input is bifurcation_diagram's output")
-    return value
-
-
-def _check_threshold(name: str, value: object, lo: float, hi: float) -> float:
-    try:
-        value = check_scalar(name, np.asarray(value, dtype=float))
-    except (TypeError, ValueError) as err:
-        raise ValueError(f"{name}={value!r} is not a real number; valid range is {lo} < {name} < {hi}") from err
-    if not lo < value < hi:
-        raise ValueError(f"{name}={value!r} is out of range; valid range is {lo} < {name} < {hi}")
     return value
 
 
@@ -129,7 +119,7 @@ def monotone_after_first_step(
     Returns a boolean array of the broadcast shape of (p_ref, beta, eps).
     """
     n = check_positive_int("n", n, minimum=2)
-    tol = _check_threshold("tol", tol, 0.0, 1.0)
+    tol = check_open_interval("tol", tol, 0.0, 1.0)
     steps = np.diff(iterate_logit(p_ref, beta, eps, n)[1:], axis=0)
     return (steps >= -tol).all(axis=0) | (steps <= tol).all(axis=0)
 
@@ -201,7 +191,7 @@ def two_cycle_check(p_ref: object, beta: object, eps: object, *, beta_stable: fl
     """:func:`attractor_report` at ``beta`` (expected: a 2-cycle around an unstable fixed point) and at a larger
     ``beta_stable`` (expected: a stable fixed point), with the rows of the chapter's table:
     the two cycle points, the fixed point between them, the cycle's multiplier, the stable fixed point."""
-    beta_stable = _check_threshold("beta_stable", beta_stable, 0.0, np.inf)
+    beta_stable = check_open_interval("beta_stable", beta_stable, 0.0, np.inf)
     cyc = attractor_report(p_ref, beta, eps)
     stable = attractor_report(p_ref, beta_stable, eps)
     if cyc.logits.size != 2 or cyc.lower_fixed_logits.size != 1 or stable.logits.size != 1:
@@ -250,7 +240,7 @@ def escape_beta(diagram: BifurcationDiagram, *, escape_logit: float = 20.0) -> f
     Such an orbit is a fixed point whose last logit exceeds ``escape_logit`` (p > 1 - 2e-9 by default).
     """
     d = _check_diagram("diagram", diagram)
-    escape_logit = _check_threshold("escape_logit", escape_logit, 0.0, np.inf)
+    escape_logit = check_open_interval("escape_logit", escape_logit, 0.0, np.inf)
     up = d.beta[(d.kind == OrbitClass.FIXED_POINT) & (d.limit_logits[:, -1] > escape_logit)]
     return float(up.max()) if up.size else float("nan")
 
@@ -283,7 +273,7 @@ def diagram_summary(diagrams: Sequence[BifurcationDiagram], *, moderate_logit: f
     """
     if isinstance(diagrams, BifurcationDiagram) or not isinstance(diagrams, Sequence) or not diagrams:
         raise ValueError(f"diagrams={diagrams!r} is invalid; valid input is a non-empty list of BifurcationDiagram")
-    moderate_logit = _check_threshold("moderate_logit", moderate_logit, 0.0, np.inf)
+    moderate_logit = check_open_interval("moderate_logit", moderate_logit, 0.0, np.inf)
     out = {k: [] for k in ("offset", "unstable", "slope", "chaos", "cycle")}
     rows = []
     for i, d in enumerate(diagrams):
@@ -324,7 +314,7 @@ class FixedPointBranch:
 def fixed_point_branch(diagram: BifurcationDiagram, beta_min: float) -> FixedPointBranch:
     """Read the fixed point p* of the orbit from p_ref on the grid points of a diagram above ``beta_min``."""
     d = _check_diagram("diagram", diagram)
-    beta_min = _check_threshold("beta_min", beta_min, 0.0, np.inf)
+    beta_min = check_open_interval("beta_min", beta_min, 0.0, np.inf)
     above = d.beta > beta_min
     if above.sum() < 2:
         raise ValueError(f"beta_min={beta_min!r} is out of range; valid: below the second largest beta of the diagram")
@@ -509,7 +499,7 @@ def confirm_chaos(
     q = np.asarray(quantiles, dtype=float)
     if q.ndim != 1 or q.size == 0 or not np.all((q >= 0) & (q <= 1)):
         raise ValueError(f"quantiles={quantiles!r} is out of range; valid: a non-empty list of values in [0, 1]")
-    lyapunov_min = _check_threshold("lyapunov_min", lyapunov_min, 0.0, np.inf)
+    lyapunov_min = check_open_interval("lyapunov_min", lyapunov_min, 0.0, np.inf)
     n_pairs, n_rate, n_long = (
         check_positive_int(k, v) for k, v in (("n_pairs", n_pairs), ("n_rate", n_rate), ("n_long", n_long))
     )
