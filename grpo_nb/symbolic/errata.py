@@ -370,20 +370,16 @@ def errata() -> list[Erratum]:
 
 
 def errata_table(entries: list[Erratum] | None = None) -> Markdown:
-    """The errata as a Markdown table: location, printed, corrected, and the outcome of both checks."""
+    """The errata as a Markdown table: location and kind, printed, corrected, and the outcome of both checks.
+
+    Five columns, so that the long printed and corrected statements get the width of the page.
+    """
     entries = errata() if entries is None else entries
     rows = []
     for i, e in enumerate(entries, start=1):
         printed = "n/a" if e.printed_check is None else ("fails" if not e.printed_check.holds else "HOLDS")
+        corrected = "holds" if e.corrected_check.holds else "FAILS"
         rows.append(
-            [
-                str(i),
-                _md(e.location),
-                e.kind,
-                _md(e.printed),
-                _md(e.corrected),
-                "holds" if e.corrected_check.holds else "FAILS",
-                printed,
-            ]
+            [str(i), f"{_md(e.location)} ({e.kind})", _md(e.printed), _md(e.corrected), f"{corrected} / {printed}"]
         )
-    return markdown_table(["#", "where", "kind", "printed", "corrected", "corrected check", "printed check"], rows)
+    return markdown_table(["#", "where (kind)", "printed", "corrected", "corrected check / printed check"], rows)
