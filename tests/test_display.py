@@ -107,3 +107,11 @@ def test_plain_text_fallback_is_deterministic():
     ident = proofs.proposition1_derivative()
     assert pretty(ident) == pretty(proofs.proposition1_derivative())
     assert pretty(ident).startswith("Proposition 1: derivative of h (holds): ") and " at 0x" not in pretty(ident)
+
+
+def test_a_long_identity_is_set_on_two_lines_and_a_very_long_one_smaller():
+    prop1, lemma1 = proofs.proposition1_derivative(), proofs.lemma1_slope_at_fixed_point()
+    assert prop1.latex().startswith("\\begin{aligned}") and prop1.latex().count("\\\\") == 1
+    assert lemma1.latex().startswith("\\small \\begin{aligned}")
+    short = check_equal("omega", P / sp.sqrt(P * (1 - P)), sp.sqrt(P / (1 - P)))
+    assert "aligned" not in short.latex()

@@ -39,10 +39,10 @@ class Identity:
         that it fits the text column of the book's pages (MathJax 3 does not break lines by itself).
         """
         lhs, rel, rhs = sp.latex(self.lhs), _latex_rel(self.relation), sp.latex(self.rhs)
-        lengths = (len(sp.sstr(self.lhs)), len(sp.sstr(self.rhs)))
-        if sum(lengths) <= _ONE_LINE:
+        widths = (_width(self.lhs), _width(self.rhs))
+        if sum(widths) <= _ONE_LINE:
             return f"{lhs} {rel} {rhs}"
-        size = "\\small " if max(lengths) > _LONG_SIDE else ""
+        size = "\\small " if max(widths) > _LONG_SIDE else ""
         return f"{size}\\begin{{aligned}}\n& {lhs} \\\\\n& \\quad {rel} {rhs}\n\\end{{aligned}}"
 
     def _repr_markdown_(self) -> str:
@@ -54,10 +54,16 @@ class Identity:
         printer.text(f"{self.name} ({self.verdict}): {sp.sstr(self.lhs)} {self.relation} {sp.sstr(self.rhs)}")
 
 
-# Widths in characters of sympy's plain notation (sp.sstr): both sides fit one line of the page up to
-# _ONE_LINE; a side longer than _LONG_SIDE is set \small (MathJax 3 has no \footnotesize).
-_ONE_LINE = 60
+# Widths in columns of sympy's 2-D pretty print (fractions stacked, as typeset), a proxy for the width on the
+# page: both sides fit one line of the book's text column up to _ONE_LINE; a side wider than _LONG_SIDE is
+# set \small (MathJax 3 has no \footnotesize).
+_ONE_LINE = 80
 _LONG_SIDE = 75
+
+
+def _width(expr: sp.Expr) -> int:
+    return max(len(line) for line in sp.pretty(expr, use_unicode=True, wrap_line=False).splitlines())
+
 
 _LATEX_RELATIONS = {
     "==": "=",
