@@ -6,8 +6,11 @@ read. Never use ``jupytext --sync`` (it picks the newer file by mtime and can dr
     python tools/render_notebook.py book/policy_dynamics.md [more.md ...]
 
 Each notebook is executed with the chapter folder as working directory, as nbval and Colab do.
-With ``--markdown-only`` only the prose is copied into the existing .ipynb, keeping its outputs; it
-refuses when any code cell differs (then the chapter must be re-executed).
+Widget views (ipywidgets sliders, tqdm.auto progress bars) and the saved widget state are dropped from
+the result: they need a live kernel, so on the hosted book they would be sliders that move nothing and
+finished bars. In Colab, Binder or Jupyter they come back when the cell runs.
+With ``--markdown-only`` only the prose is copied into the existing .ipynb, keeping its outputs (less the
+widget views); it refuses when any code cell differs (then the chapter must be re-executed).
 """
 
 from __future__ import annotations
@@ -31,10 +34,23 @@ def render(md_path: Path, timeout: int = 900) -> Path:
         nb, timeout=timeout, kernel_name="python3", resources={"metadata": {"path": str(md_path.parent)}}
     ).execute()
     out = md_path.with_suffix(".ipynb")
+    drop_widget_views(nb)
     _keep_review_noise_out(nb, out)
     nbformat.write(nb, out)
     print(f"{md_path} -> {out} executed in {time.perf_counter() - start:.1f}s")
     return out
+
+
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+
+
+def drop_widget_views(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """Remove the saved widget state and every output that displays a widget (they need a live kernel)."""
+    nb.metadata.pop("widgets", None)
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            cell.outputs = [o for o in cell.outputs if WIDGET_VIEW not in o.get("data", {})]
+    return nb
 
 
 def _keep_review_noise_out(nb: nbformat.NotebookNode, out: Path) -> None:
@@ -58,6 +74,7 @@ def copy_markdown(md_path: Path) -> Path:
     for cell, new in zip(nb.cells, source.cells, strict=True):
         if cell.cell_type == "markdown":
             cell.source = new.source
+    drop_widget_views(nb)
     nbformat.write(nb, out)
     print(f"{md_path} -> {out}: Markdown cells copied, outputs kept")
     return out

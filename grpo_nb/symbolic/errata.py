@@ -17,7 +17,7 @@ from IPython.display import Markdown
 
 from grpo_nb.dynamics.fixed_points import fixed_points
 from grpo_nb.dynamics.orbits import orbit_kind
-from grpo_nb.report import markdown_table
+from grpo_nb.report import escape_markdown, markdown_table
 from grpo_nb.symbolic import proofs_amplification as amp
 from grpo_nb.symbolic import proofs_parametric as par
 from grpo_nb.symbolic.identity import Identity, check_equal
@@ -26,7 +26,6 @@ from grpo_nb.symbolic.proofs import (
     EPS,
     P_REF,
     P,
-    escape_markdown,
     h_expr,
     omega_minus,
     omega_plus,
@@ -367,20 +366,22 @@ def errata() -> list[Erratum]:
 
 
 def errata_table(entries: list[Erratum] | None = None) -> Markdown:
-    """The errata as a Markdown table: location, printed, corrected, and the outcome of both checks."""
+    """The errata as a Markdown table: location and kind, printed, corrected, and the outcome of both checks.
+
+    Five columns, so that the long printed and corrected statements get the width of the page.
+    """
     entries = errata() if entries is None else entries
     rows = []
     for i, e in enumerate(entries, start=1):
         printed = "n/a" if e.printed_check is None else ("fails" if not e.printed_check.holds else "HOLDS")
+        corrected = "holds" if e.corrected_check.holds else "FAILS"
         rows.append(
             [
                 str(i),
-                escape_markdown(e.location),
-                e.kind,
+                f"{escape_markdown(e.location)} ({e.kind})",
                 escape_markdown(e.printed),
                 escape_markdown(e.corrected),
-                "holds" if e.corrected_check.holds else "FAILS",
-                printed,
+                f"{corrected} / {printed}",
             ]
         )
-    return markdown_table(["#", "where", "kind", "printed", "corrected", "corrected check", "printed check"], rows)
+    return markdown_table(["#", "where (kind)", "printed", "corrected", "corrected check / printed check"], rows)

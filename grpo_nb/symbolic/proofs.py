@@ -14,7 +14,7 @@ from __future__ import annotations
 import sympy as sp
 from IPython.display import Markdown
 
-from grpo_nb.report import markdown_table
+from grpo_nb.report import escape_markdown, markdown_table
 from grpo_nb.symbolic.identity import Identity, check_equal
 from grpo_nb.validation import check_positive_int
 
@@ -22,7 +22,6 @@ __all__ = [
     "BETA",
     "EPS",
     "OPEN_UNIT_SUBS",
-    "escape_markdown",
     "P",
     "P_REF",
     "P_STAR",
@@ -303,13 +302,6 @@ def theorem2_success_recursion(n_success: int = 2, n_fail: int = 2) -> Identity:
 # --------------------------------------------------------------------------------------------
 # Display
 # --------------------------------------------------------------------------------------------
-
-
-def escape_markdown(text: str) -> str:
-    """Escape the characters that would break a Markdown table cell or start strikethrough/emphasis."""
-    for ch in ("\\", "|", "~", "*", "_"):
-        text = text.replace(ch, "\\" + ch)
-    return text
 
 
 def checks_table(items: Identity | list[Identity]) -> Markdown:
