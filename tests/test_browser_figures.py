@@ -17,13 +17,7 @@ Negative tests serve the page a script with a wrong formula and check that the c
 
 from __future__ import annotations
 
-import functools
-import http.server
 import json
-import shutil
-import subprocess
-import sys
-import threading
 from pathlib import Path
 
 import numpy as np
@@ -126,41 +120,16 @@ def check_figure(kind: str, data: dict) -> dict:
 # --------------------------------------------------------------------------- the site and the browser
 
 
-def _chromium() -> str | None:
-    return shutil.which("chromium") or shutil.which("chromium-browser")
+@pytest.fixture(scope="module")
+def site(built_book, served_book):
+    """The book built as the site is (warnings are errors) and served on 127.0.0.1 (the session's fixtures)."""
+    return {"url": served_book, "html": built_book}
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    """The book built as the site is (warnings are errors), served on 127.0.0.1; yields the base URL."""
-    if _chromium() is None:
-        pytest.skip("Chromium is not installed (Debian package `chromium`; .ci/run installs it)")
-    pytest.importorskip("playwright", reason="playwright is pinned in requirements.txt")
-    out = tmp_path_factory.mktemp("site")
-    exe = shutil.which("jupyter-book", path=str(Path(sys.executable).parent)) or shutil.which("jupyter-book")
-    cmd = [exe, "build", str(ROOT), "-W", "-n", "--keep-going", "--path-output", str(out)]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
-    assert proc.returncode == 0, "book build failed:\n" + (proc.stdout + proc.stderr)[-4000:]
-    html = out / "_build" / "html"
-
-    class Quiet(http.server.SimpleHTTPRequestHandler):
-        def log_message(self, *args):
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(html)))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield {"url": f"http://127.0.0.1:{server.server_address[1]}", "html": html}
-    server.shutdown()
-
-
-@pytest.fixture(scope="module")
-def browser(site):
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        chromium = pw.chromium.launch(executable_path=_chromium(), args=["--no-sandbox", "--disable-gpu"])
-        yield chromium
-        chromium.close()
+def browser(chromium):
+    """The session's headless Chromium (skipped with the reason, or failed under CI, where it is missing)."""
+    return chromium
 
 
 def open_page(browser, site, doc: str, script: str | None = None):
