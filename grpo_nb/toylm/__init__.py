@@ -2,7 +2,8 @@
 
 Needs torch (the rest of grpo_nb does not). Modules, each small:
 
-- ``configs``    every hyperparameter; ``QUICK`` (CPU) and ``FULL`` (GPU), ``pick_config``
+- ``configs``    every hyperparameter; ``QUICK`` and ``FULL``, ``pick_config``
+- ``device``     CUDA when there is a GPU, else the CPU; waiting for it; naming the hardware
 - ``task``       the digit-sum task: graded difficulty, enumerable outputs, verifiable 0/1 reward
 - ``model``      the causal transformer (SDPA attention, KV cache)
 - ``rollout``    exact enumeration of log pi(o|q), teacher forcing, batched and naive sampling
@@ -14,7 +15,15 @@ Needs torch (the rest of grpo_nb does not). Modules, each small:
 """
 
 from grpo_nb.toylm.configs import FULL, QUICK, GRPOConfig, ModelConfig, RunConfig, SFTConfig, TaskConfig, pick_config
-from grpo_nb.toylm.experiment import ExperimentResult, RunRecord, prepare, run_experiment, run_grpo, run_plan
+from grpo_nb.toylm.experiment import (
+    ExperimentResult,
+    RunRecord,
+    prepare,
+    run_all,
+    run_experiment,
+    run_grpo,
+    run_plan,
+)
 
 __all__ = [
     "FULL",
@@ -28,6 +37,7 @@ __all__ = [
     "TaskConfig",
     "pick_config",
     "prepare",
+    "run_all",
     "run_experiment",
     "run_grpo",
     "run_plan",

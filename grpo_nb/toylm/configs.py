@@ -1,8 +1,9 @@
 """Every hyperparameter of the toy-LM experiment, in one place (CleanRL style).
 
-Two configurations: ``quick`` (CPU, one thread, float32; two-digit answers; the chapter and CI run it) and
-``full`` (three-digit answers, 1000 per prompt, more prompts, iterations and samples; picked automatically
-when CUDA is available, and sized so that it also finishes on a CPU). ``pick_config`` chooses.
+Two configurations: ``quick`` (two-digit answers; the chapter and CI run it on one CPU thread) and ``full``
+(three-digit answers, 1000 per prompt, more prompts, iterations and samples; sized so that it also finishes
+on a CPU). Both run in float32 on CUDA wherever ``torch.cuda.is_available()``, else on the CPU
+(``device="auto"``). ``pick_config`` chooses.
 """
 
 from __future__ import annotations
@@ -57,10 +58,10 @@ class GRPOConfig:
     lr: float = 5e-4  # Adam learning rate of the inner steps
     beta: float = 2.0  # KL coefficient to pi_ref
     eps: float = 1e-2  # variance smoothing in the stabilised advantage (Eq. 3-4)
-    clip: float | None = None  # PPO clipping epsilon; None = the paper's no-clip objective
+    clip_eps: float | None = None  # PPO clip range epsilon; None = the paper's no-clip objective
     advantage: str = "paper"  # "paper": (r - p)/sqrt(p(1-p)+eps); "trl": (r - mean)/(std + 1e-4)
     estimator: str = "exact"  # "exact": enumerate every output; "sampled": G samples per prompt
-    group_size: int = 16  # G (sampled estimator)
+    G: int = 16  # group size: sampled answers per prompt (sampled estimator)
     batch_prompts: int | None = None  # B prompts per outer step (None: all prompts)
     kl: str = "exact"  # "exact": sequence-level KL by enumeration; "k3": Schulman's per-token k3
     reset_optimizer: bool = True  # fresh Adam for every inner problem
@@ -77,9 +78,9 @@ class RunConfig:
     weak_inner: tuple[tuple[int, float], ...] = ((4, 5e-4), (40, 2e-5))  # (mu, lr) too small
     sampled_run: bool = True  # also run Algorithm 1 with G samples per prompt and the k3 KL
     dtype: str = "float32"
-    device: str = "cpu"
+    device: str = "auto"  # "auto": CUDA when available, else the CPU; or "cpu", "cuda", "cuda:N"
     seed: int = 0
-    threads: int = 1
+    threads: int = 1  # CPU threads (one: the same numbers on any CPU count)
 
 
 QUICK = RunConfig()
@@ -88,9 +89,8 @@ FULL = RunConfig(
     name="full",
     task=TaskConfig(n_prompts=32, out_len=3, demos_per_prompt=128),  # 1000 answers per prompt
     sft=SFTConfig(steps=800),
-    grpo=GRPOConfig(n_outer=10, mu=80, group_size=32),  # 1000 answers: the inner problem needs more steps
+    grpo=GRPOConfig(n_outer=10, mu=80, G=32),  # 1000 answers: the inner problem needs more steps
     weak_inner=((4, 5e-4), (80, 2e-5)),
-    device="cuda",
 )
 
 CONFIGS: dict[str, RunConfig] = {"quick": QUICK, "full": FULL}
@@ -98,8 +98,8 @@ CONFIGS: dict[str, RunConfig] = {"quick": QUICK, "full": FULL}
 
 def pick_config(name: str | None = None) -> RunConfig:
     """``quick`` or ``full`` by name. ``None`` or ``"auto"``: the environment variable ``GRPO_NB_TOYLM_CONFIG``
-    if set, else ``full`` when CUDA is available and ``quick`` otherwise (a ``full`` run without a GPU runs on
-    the CPU)."""
+    if set, else ``full`` when CUDA is available and ``quick`` otherwise. A configuration runs on CUDA when
+    there is a GPU and on the CPU otherwise."""
     if name is None or name == "auto":
         import os
 
