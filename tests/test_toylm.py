@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import json
 from dataclasses import replace
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -402,6 +403,20 @@ def test_pick_config(monkeypatch):
         pick_config()
     with pytest.raises(ValueError, match="config"):
         pick_config("huge")
+    with pytest.raises(ValueError, match="gpu_budget_s"):
+        pick_config("quick", gpu_budget_s=0.0)
+
+
+@pytest.mark.parametrize(("upper_s", "expected"), [(30.0, "full"), (599.0, "full"), (601.0, "quick"), (1e4, "quick")])
+def test_pick_config_on_a_gpu_keeps_within_the_t4_budget(monkeypatch, upper_s, expected):
+    """On a GPU, ``full`` only if its pessimistic T4 estimate is within the budget; else ``quick``."""
+    from grpo_nb.toylm import cost
+
+    monkeypatch.delenv("GRPO_NB_TOYLM_CONFIG", raising=False)
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(cost, "estimate_gpu_time", lambda cfg: SimpleNamespace(upper_s=upper_s))
+    assert pick_config() is configs.CONFIGS[expected]
+    assert pick_config("auto", gpu_budget_s=upper_s) is configs.FULL
 
 
 def test_cli_writes_summary(tmp_path, monkeypatch, capsys):

@@ -30,7 +30,7 @@ def main(argv: list[str] | None = None) -> int:
         "--config",
         default="auto",
         choices=["auto", *CONFIGS],
-        help="auto: full on a GPU, else quick",
+        help="auto: on a GPU the largest configuration estimated to finish in about ten minutes on a T4, else quick",
     )
     parser.add_argument("--device", default=None, help="auto, cpu, cuda or cuda:N (default: the configuration's)")
     parser.add_argument("--out", type=Path, default=None, help="where to write the JSON summary")
