@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass, field, replace
 
 import numpy as np
 import torch
+from scipy.special import logsumexp
 from tqdm.auto import tqdm
 
 from grpo_nb.dynamics.map import iterate
@@ -71,8 +72,8 @@ class RunRecord:
         """TV(pi~_n, pi_n) + |sum_o pi~_n - 1| / 2: the bound on ``gap`` for a 0/1 reward (M+1, P).
 
         For a 0/1 reward, p~ - p = sum_{r=1} (pi~ - pi) <= sum_o (pi~ - pi)^+ = TV + (sum_o pi~ - 1)/2 (and the
-        same from below), so the bound holds exactly even for a table whose float32 entries sum to 1 only up
-        to rounding; with exactly normalised tables it is the TV of the sharper-constant proposition.
+        same from below), pi being normalised; so the bound holds exactly even for a network table whose float32
+        entries sum to 1 only up to rounding. With a normalised pi~ it is the TV of the 0/1-reward bound.
         """
         return self.tv_to_ideal + 0.5 * np.abs(self.mass_error)
 
@@ -127,7 +128,13 @@ class ExperimentResult:
 def compare_with_theory(
     label: str, history: GRPOHistory, logp_ref: np.ndarray, reward: np.ndarray, cfg: GRPOConfig
 ) -> RunRecord:
-    """Measured p~_n and pi~_n against h^n(p_ref) and Theorem 1's pi_n (exact, by enumeration)."""
+    """Measured p~_n and pi~_n against h^n(p_ref) and Theorem 1's pi_n (exact, by enumeration).
+
+    pi_ref is the network's table renormalised in float64 (a float32 table sums to 1 only up to rounding),
+    so that h^n(p_ref) is the success probability of Theorem 1's pi_n up to float64 rounding.
+    """
+    logp_ref = np.asarray(logp_ref, dtype=float)
+    logp_ref = logp_ref - logsumexp(logp_ref, axis=1, keepdims=True)
     n_outer = history.logp.shape[0] - 1
     p_tilde = np.stack([success_probability(lp, reward) for lp in history.logp])
     mass_error = np.exp(history.logp.astype(float)).sum(axis=2) - 1.0
