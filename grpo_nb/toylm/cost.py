@@ -200,9 +200,9 @@ class GPUTimeEstimate:
         rows = [
             [
                 p.phase,
-                p.steps,
+                str(p.steps),
                 f"{p.per_step.flops / 1e9:.1f}",
-                p.per_step.launches,
+                str(p.per_step.launches),
                 f"{p.per_step.bytes / 1e6:.0f}",
                 p.bound,
                 f"{p.seconds:.1f}",
