@@ -6,7 +6,9 @@
 - the wall time of one GRPO outer step of Algorithm 1 (sampled estimator: G answers per prompt, mu inner
   steps, k3 KL) with each sampler.
 
-Usage: ``python benchmarks/toylm.py [--config quick|full|auto] [--rows 1024] [--repeats 3] [--out bench.json]``.
+Both on the configuration's device (CUDA where there is a GPU, else the CPU; ``--device`` overrides), which
+the output names. Usage: ``python benchmarks/toylm.py [--config quick|full|auto] [--device cpu|cuda]
+[--rows 1024] [--repeats 3] [--out bench.json]``.
 Weights are freshly initialised (speed does not depend on them). A benchmark, not a test.
 """
 
@@ -15,7 +17,6 @@ from __future__ import annotations
 import argparse
 import copy
 import json
-import platform
 import statistics
 import time
 from dataclasses import replace
@@ -24,35 +25,21 @@ from pathlib import Path
 import torch
 
 from grpo_nb.toylm.configs import pick_config
+from grpo_nb.toylm.device import describe, resolve_device, synchronize
 from grpo_nb.toylm.grpo import TaskTensors, train_grpo
 from grpo_nb.toylm.model import TinyLM
 from grpo_nb.toylm.rollout import enumerate_logprobs, sample, sample_naive
 from grpo_nb.toylm.task import N_DIGITS, VOCAB_SIZE, make_task
 
 
-def _cpu_name() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
-
-
-def _sync(device: torch.device) -> None:
-    if device.type == "cuda":
-        torch.cuda.synchronize()
-
-
 def _timed(fn, device: torch.device, repeats: int) -> float:
     fn()  # warm-up
     times = []
     for _ in range(repeats):
-        _sync(device)
+        synchronize(device)
         t0 = time.perf_counter()
         fn()
-        _sync(device)
+        synchronize(device)
         times.append(time.perf_counter() - t0)
     return statistics.median(times)
 
@@ -60,6 +47,7 @@ def _timed(fn, device: torch.device, repeats: int) -> float:
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--config", default="auto")
+    parser.add_argument("--device", default=None, help="auto, cpu, cuda or cuda:N (default: the configuration's)")
     parser.add_argument("--rows", type=int, default=1024, help="sequences sampled by the batched sampler")
     parser.add_argument("--naive-rows", type=int, default=128, help="sequences sampled by the naive baseline")
     parser.add_argument("--repeats", type=int, default=3)
@@ -67,12 +55,14 @@ def main(argv: list[str] | None = None) -> dict:
     args = parser.parse_args(argv)
 
     cfg = pick_config(args.config)
-    device = torch.device(cfg.device if cfg.device != "cuda" or torch.cuda.is_available() else "cpu")
+    device = resolve_device(cfg.device if args.device is None else args.device)
     dtype = getattr(torch, cfg.dtype)
     torch.set_num_threads(min(cfg.threads, torch.get_num_threads()))
     torch.manual_seed(cfg.seed)
     task = make_task(cfg.task)
-    model = TinyLM(cfg.model, VOCAB_SIZE, N_DIGITS, task.prompt_len + task.out_len).to(device=device, dtype=dtype)
+    with torch.device("cpu"):
+        model = TinyLM(cfg.model, VOCAB_SIZE, N_DIGITS, task.prompt_len + task.out_len)
+    model = model.to(device=device, dtype=dtype)
     model.requires_grad_(False)
     prompts = torch.as_tensor(task.prompts, device=device)
     outputs = torch.as_tensor(task.outputs, device=device)
@@ -100,10 +90,9 @@ def main(argv: list[str] | None = None) -> dict:
     step_fast = statistics.median(outer_step(sample) for _ in range(args.repeats))
     step_naive = statistics.median(outer_step(sample_naive) for _ in range(args.repeats))
 
-    device_name = torch.cuda.get_device_name(device) if device.type == "cuda" else _cpu_name()
     result = {
         "config": cfg.name,
-        "device": f"{device.type}: {device_name}",
+        "device": describe(device),
         "torch_threads": torch.get_num_threads(),
         "rollout_tokens_per_s": {"kv_cache_batched": tps_batched, "naive": tps_naive, "ratio": tps_batched / tps_naive},
         "grpo_outer_step_s": {
@@ -111,18 +100,18 @@ def main(argv: list[str] | None = None) -> dict:
             "naive_sampling": step_naive,
             "ratio": step_naive / step_fast,
             "prompts": task.n_prompts,
-            "group_size": gcfg.group_size,
+            "G": gcfg.G,
             "mu": gcfg.mu,
         },
     }
-    print(f"device: {result['device']}  config: {cfg.name}  torch threads: {result['torch_threads']}")
+    print(f"{result['device']}  config: {cfg.name}")
     print(
         f"rollout tokens/s   KV cache, batched: {tps_batched:12.0f}   naive: {tps_naive:10.0f}   "
         f"speed-up x{tps_batched / tps_naive:.1f}"
     )
     print(
         f"GRPO outer step    KV cache, batched: {step_fast:10.3f} s   naive sampling: {step_naive:8.3f} s   "
-        f"speed-up x{step_naive / step_fast:.1f}   (P={task.n_prompts}, G={gcfg.group_size}, mu={gcfg.mu})"
+        f"speed-up x{step_naive / step_fast:.1f}   (P={task.n_prompts}, G={gcfg.G}, mu={gcfg.mu})"
     )
     if args.out is not None:
         args.out.write_text(json.dumps(result, indent=1))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import json
 from dataclasses import replace
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -16,11 +17,20 @@ from grpo_nb.dynamics.map import h
 from grpo_nb.toylm import configs
 from grpo_nb.toylm.configs import GRPOConfig, ModelConfig, RunConfig, SFTConfig, TaskConfig, pick_config
 from grpo_nb.toylm.experiment import prepare, run_experiment, run_grpo
-from grpo_nb.toylm.grpo import k3_kl, stabilised_advantage, train_grpo, trl_advantage
+from grpo_nb.toylm.grpo import (
+    TaskTensors,
+    contrastive_weights,
+    k3_kl,
+    omega_weights,
+    stabilised_advantage,
+    train_grpo,
+    trl_advantage,
+)
 from grpo_nb.toylm.model import TinyLM
 from grpo_nb.toylm.rollout import enumerate_logprobs, sample, sample_naive, token_logprobs
 from grpo_nb.toylm.task import N_DIGITS, VOCAB_SIZE, make_task
 from grpo_nb.toylm.theory import success_probability, theorem1_logpolicy, total_variation
+from grpo_nb.weights import omega_minus, omega_plus
 
 torch.set_num_threads(1)
 
@@ -29,9 +39,10 @@ TINY = RunConfig(
     task=TaskConfig(n_prompts=4, out_len=2, demos_per_prompt=16),
     model=ModelConfig(d_model=16, n_layer=1, n_head=2),
     sft=SFTConfig(steps=30, lr=1e-2),
-    grpo=GRPOConfig(n_outer=2, mu=10, lr=1e-3, group_size=4),
+    grpo=GRPOConfig(n_outer=2, mu=10, lr=1e-3, G=4),
     beta_sweep=(4.0,),
     weak_inner=((1, 1e-3),),
+    device="cpu",  # these tests check the CPU path bit for bit; tests/test_toylm_cuda.py checks CUDA
 )
 
 
@@ -201,6 +212,28 @@ def test_theorem1_rejects_bad_input(kwargs, name):
         theorem1_logpolicy(**args)
 
 
+@settings(deadline=None, max_examples=50)
+@given(tables, st.floats(-1e-3, 1e-3), st.floats(0.0, 1.0))
+def test_gap_bound_holds_for_tables_normalised_only_up_to_rounding(seed, mass, noise):
+    """|p_a - p_b| <= TV(a, b) + |sum a - 1|/2 for a 0/1 reward, whatever the (small) mass error of a."""
+    b, reward = _random_tables(seed)
+    a = b + noise * np.random.default_rng(seed).normal(size=b.shape)
+    a = a - np.log(np.exp(a).sum(axis=1, keepdims=True)) + np.log1p(mass)
+    gap = np.abs(success_probability(a, reward) - success_probability(b, reward))
+    bound = total_variation(a, b) + 0.5 * np.abs(np.exp(a).sum(axis=1) - 1)
+    assert (gap <= bound + 1e-12).all()
+
+
+def test_gap_bound_needs_its_mass_term():
+    """Without the mass term the bound fails for a table that is too heavy on the successes."""
+    b = np.log(np.array([[0.7, 0.3]]))
+    reward = np.array([[1.0, 0.0]])
+    a = b + np.log1p(1e-3)  # every answer 0.1 % heavier: sum a = 1.001
+    gap = np.abs(success_probability(a, reward) - success_probability(b, reward))
+    assert (gap > total_variation(a, b)).all()
+    assert (gap <= total_variation(a, b) + 0.5 * np.abs(np.exp(a).sum(axis=1) - 1) + 1e-15).all()
+
+
 def test_total_variation_rejects_mismatched_shapes():
     with pytest.raises(ValueError, match="logp_a"):
         total_variation(np.zeros((2, 1)), np.zeros((3, 1)))
@@ -226,6 +259,46 @@ def test_trl_advantage_uses_bessel_std_plus_1e4():
     assert torch.all(trl_advantage(torch.ones(1, 4)) == 0)
 
 
+@settings(deadline=None, max_examples=100)
+@given(
+    st.lists(st.floats(0.0, 1.0), min_size=1, max_size=8),
+    st.one_of(st.just(0.0), st.floats(1e-12, 1.0), st.floats(1.0, 1e3)),
+)
+def test_torch_omega_weights_are_the_numpy_eq4(ps, eps):
+    p = np.asarray(ps)
+    if eps == 0.0:
+        p = np.clip(p, 1e-9, 1 - 1e-9)  # Eq. 4 with eps = 0 is defined only for 0 < p < 1
+    w_plus, w_minus = omega_weights(torch.as_tensor(p, dtype=torch.float64), eps)
+    assert np.allclose(w_plus.numpy(), omega_plus(p, eps), rtol=1e-12, atol=0)
+    assert np.allclose(w_minus.numpy(), omega_minus(p, eps), rtol=1e-12, atol=0)
+
+
+def test_torch_omega_weights_check_can_fail():
+    """The comparison above tells Eq. 4 from Eq. 3 as printed (eps outside the root)."""
+    p = np.linspace(0.05, 0.95, 7)
+    w_plus, _ = omega_weights(torch.as_tensor(p), 0.1)
+    assert not np.allclose(w_plus.numpy(), omega_plus(p, 0.1, eps_inside_root=False), rtol=1e-12, atol=0)
+
+
+def test_omega_weights_have_no_nan_where_eq4_is_undefined():
+    """eps = 0 at p in {0, 1} (and p rounded just past 1): both weights 0, no NaN or inf, in float32 too."""
+    for dtype in (torch.float32, torch.float64):
+        p = torch.tensor([0.0, 1.0, 1.0 + 1e-7, 0.5], dtype=dtype)
+        w_plus, w_minus = omega_weights(p, 0.0)
+        assert torch.isfinite(w_plus).all() and torch.isfinite(w_minus).all()
+        assert (w_plus[:3] == 0).all() and (w_minus[:3] == 0).all() and w_plus[3] == w_minus[3] == 1.0
+    for eps in (1e-3, 1.0):
+        assert torch.isfinite(torch.stack(omega_weights(torch.tensor([0.0, 1.0]), eps))).all()
+
+
+def test_both_estimators_weigh_answers_with_the_same_helper():
+    """The exact table omega^+ r - omega^- (1 - r) is Eq. (3)'s (r - p)/sqrt(p(1-p)+eps) for 0/1 rewards."""
+    r = torch.tensor([[1.0, 0.0, 0.0, 1.0, 0.0]], dtype=torch.float64)
+    p = torch.tensor([[0.3]], dtype=torch.float64)
+    assert torch.allclose(contrastive_weights(p, r, 0.01), (r - p) / torch.sqrt(p * (1 - p) + 0.01), rtol=1e-14)
+    assert torch.equal(stabilised_advantage(r, 0.01), contrastive_weights(r.mean(dim=1, keepdim=True), r, 0.01))
+
+
 def test_k3_is_nonnegative_and_zero_on_equality():
     lp = torch.log(torch.tensor([0.1, 0.5, 0.9]))
     ref = torch.log(torch.tensor([0.3, 0.5, 0.2]))
@@ -240,10 +313,11 @@ def test_k3_is_nonnegative_and_zero_on_equality():
         ({"eps": -1.0}, "eps"),
         ({"mu": 0}, "mu"),
         ({"n_outer": 0}, "n_outer"),
-        ({"group_size": 1}, "group_size"),
+        ({"G": 1}, "G"),
         ({"lr": 0.0}, "lr"),
         ({"lr": float("nan")}, "lr"),
-        ({"clip": -0.2}, "clip"),
+        ({"clip_eps": -0.2}, "clip_eps"),
+        ({"clip_eps": float("nan")}, "clip_eps"),
         ({"estimator": "mc"}, "estimator"),
         ({"advantage": "dr"}, "advantage"),
         ({"kl": "k2"}, "kl"),
@@ -252,6 +326,15 @@ def test_k3_is_nonnegative_and_zero_on_equality():
 def test_train_grpo_rejects_bad_config(change, name):
     with pytest.raises(ValueError, match=name):
         train_grpo(None, None, None, replace(GRPOConfig(), **change), torch.Generator())
+
+
+def test_train_grpo_rejects_a_generator_on_another_device():
+    meta = torch.empty(2, 4, dtype=torch.long, device="meta")
+    task = TaskTensors(
+        meta, torch.empty(100, 2, dtype=torch.long, device="meta"), *[torch.empty(2, 100, device="meta")] * 2
+    )
+    with pytest.raises(ValueError, match="generator"):
+        train_grpo(None, None, task, GRPOConfig(), torch.Generator())
 
 
 @pytest.fixture(scope="module")
@@ -269,7 +352,8 @@ def test_exact_grpo_tracks_theory_and_obeys_theorem5(tiny_setup):
     run = run_grpo(tiny_setup, "t", replace(TINY.grpo, mu=40, lr=3e-3), seed=1, progress=False)
     assert run.p_tilde.shape == run.p_theory.shape == (3, 4) and run.one_step_tv.shape == (2, 4)
     assert np.allclose(run.p_tilde[0], tiny_setup.p_ref) and np.allclose(run.tv_to_ideal[0], 0, atol=1e-6)
-    assert (run.gap <= run.tv_to_ideal + 1e-6).all()  # |p~_n - p_n| <= TV(pi~_n, pi_n)
+    assert (run.gap <= run.gap_bound + 1e-12).all()  # |p~_n - p_n| <= TV(pi~_n, pi_n) + float32 mass error / 2
+    assert np.abs(run.mass_error).max() < 1e-5
     assert run.gap.max() < 0.1  # a tiny network, 40 steps: loose but not vacuous
     weak = run_grpo(tiny_setup, "w", replace(TINY.grpo, mu=1, lr=1e-5), seed=1, progress=False)
     assert weak.gap[1:].mean() > run.gap[1:].mean()
@@ -279,7 +363,7 @@ def test_exact_grpo_tracks_theory_and_obeys_theorem5(tiny_setup):
     "change",
     [
         {"estimator": "sampled", "kl": "k3"},
-        {"estimator": "sampled", "kl": "exact", "advantage": "trl", "clip": 0.2},
+        {"estimator": "sampled", "kl": "exact", "advantage": "trl", "clip_eps": 0.2},
         {"estimator": "sampled", "kl": "k3", "batch_prompts": 2, "reset_optimizer": False},
     ],
 )
@@ -297,7 +381,7 @@ def test_naive_sampler_plugs_into_grpo(tiny_setup):
         tiny_setup.ref_model,
         tiny_setup.tensors,
         gcfg,
-        torch.Generator().manual_seed(0),
+        torch.Generator(device=tiny_setup.device).manual_seed(0),
         progress=False,
         sampler=sample_naive,
     )
@@ -310,7 +394,8 @@ def test_naive_sampler_plugs_into_grpo(tiny_setup):
 def test_pick_config(monkeypatch):
     assert pick_config("quick") is configs.QUICK and pick_config("full") is configs.FULL
     monkeypatch.delenv("GRPO_NB_TOYLM_CONFIG", raising=False)
-    assert pick_config(None).name == ("full" if torch.cuda.is_available() else "quick")
+    if not torch.cuda.is_available():
+        assert pick_config(None) is configs.QUICK
     monkeypatch.setenv("GRPO_NB_TOYLM_CONFIG", "full")
     assert pick_config("auto") is configs.FULL
     monkeypatch.setenv("GRPO_NB_TOYLM_CONFIG", "huge")
@@ -318,6 +403,20 @@ def test_pick_config(monkeypatch):
         pick_config()
     with pytest.raises(ValueError, match="config"):
         pick_config("huge")
+    with pytest.raises(ValueError, match="gpu_budget_s"):
+        pick_config("quick", gpu_budget_s=0.0)
+
+
+@pytest.mark.parametrize(("upper_s", "expected"), [(30.0, "full"), (599.0, "full"), (601.0, "quick"), (1e4, "quick")])
+def test_pick_config_on_a_gpu_keeps_within_the_t4_budget(monkeypatch, upper_s, expected):
+    """On a GPU, ``full`` only if its pessimistic T4 estimate is within the budget; else ``quick``."""
+    from grpo_nb.toylm import cost
+
+    monkeypatch.delenv("GRPO_NB_TOYLM_CONFIG", raising=False)
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(cost, "estimate_gpu_time", lambda cfg: SimpleNamespace(upper_s=upper_s))
+    assert pick_config() is configs.CONFIGS[expected]
+    assert pick_config("auto", gpu_budget_s=upper_s) is configs.FULL
 
 
 def test_cli_writes_summary(tmp_path, monkeypatch, capsys):
@@ -327,8 +426,10 @@ def test_cli_writes_summary(tmp_path, monkeypatch, capsys):
     out = tmp_path / "summary.json"
     assert main(["--config", "quick", "--out", str(out), "--no-progress"]) == 0
     printed = capsys.readouterr().out
-    assert "p_ref" in printed and "sft_s" in printed
+    assert "p_ref" in printed and "SFT:" in printed and "s per outer step" in printed and "CPU:" in printed
     summary = json.loads(out.read_text())
+    assert summary["hardware"].startswith("CPU:") and summary["config"]["device"] == "cpu"
+    assert len(summary["runs"]["main"]["outer_step_s"]) == TINY.grpo.n_outer
     first = summary["runs"]["main"]["per_prompt"][0]
     assert len(first["p_measured"]) == len(first["p_theory"]) == TINY.grpo.n_outer + 1
     assert first["p_theory"][0] == pytest.approx(first["p_ref"])

@@ -2,7 +2,8 @@
 
 Needs torch (the rest of grpo_nb does not). Modules, each small:
 
-- ``configs``    every hyperparameter; ``QUICK`` (CPU) and ``FULL`` (GPU), ``pick_config``
+- ``configs``    every hyperparameter; ``QUICK`` and ``FULL``, ``pick_config``
+- ``device``     CUDA when there is a GPU, else the CPU; waiting for it; naming the hardware
 - ``task``       the digit-sum task: graded difficulty, enumerable outputs, verifiable 0/1 reward
 - ``model``      the causal transformer (SDPA attention, KV cache)
 - ``rollout``    exact enumeration of log pi(o|q), teacher forcing, batched and naive sampling
@@ -10,11 +11,20 @@ Needs torch (the rest of grpo_nb does not). Modules, each small:
 - ``grpo``       Algorithm 1: stabilised / TRL advantage, importance ratio, clipping, exact or k3 KL
 - ``theory``     Theorem 1's policy, total variation, success probability (numpy)
 - ``experiment`` the whole §5 experiment and its comparison with h^n(p_ref)
+- ``cost``       a configuration's GPU time (a T4 by default) from FLOPs and kernel launches counted on the CPU
 - ``report``     tables and summaries; ``__main__`` the command line
 """
 
 from grpo_nb.toylm.configs import FULL, QUICK, GRPOConfig, ModelConfig, RunConfig, SFTConfig, TaskConfig, pick_config
-from grpo_nb.toylm.experiment import ExperimentResult, RunRecord, prepare, run_experiment, run_grpo, run_plan
+from grpo_nb.toylm.experiment import (
+    ExperimentResult,
+    RunRecord,
+    prepare,
+    run_all,
+    run_experiment,
+    run_grpo,
+    run_plan,
+)
 
 __all__ = [
     "FULL",
@@ -28,6 +38,7 @@ __all__ = [
     "TaskConfig",
     "pick_config",
     "prepare",
+    "run_all",
     "run_experiment",
     "run_grpo",
     "run_plan",

@@ -1,8 +1,10 @@
 """Every hyperparameter of the toy-LM experiment, in one place (CleanRL style).
 
-Two configurations: ``quick`` (CPU, one thread, float32; two-digit answers; the chapter and CI run it) and
-``full`` (three-digit answers, 1000 per prompt, more prompts, iterations and samples; picked automatically
-when CUDA is available, and sized so that it also finishes on a CPU). ``pick_config`` chooses.
+Two configurations: ``quick`` (two-digit answers; the chapter and CI run it on one CPU thread) and ``full``
+(three-digit answers, 1000 per prompt, more prompts, iterations and samples; sized so that it also finishes
+on a CPU). Both run in float32 on CUDA wherever ``torch.cuda.is_available()``, else on the CPU
+(``device="auto"``). ``pick_config`` chooses: on a GPU the largest configuration whose estimated time on a
+Colab T4 (``grpo_nb.toylm.cost``) stays within ``T4_BUDGET_S``, else ``quick``.
 """
 
 from __future__ import annotations
@@ -12,7 +14,9 @@ from dataclasses import dataclass, field
 __all__ = [
     "CONFIGS",
     "FULL",
+    "GPU_CANDIDATES",
     "QUICK",
+    "T4_BUDGET_S",
     "GRPOConfig",
     "ModelConfig",
     "RunConfig",
@@ -57,10 +61,10 @@ class GRPOConfig:
     lr: float = 5e-4  # Adam learning rate of the inner steps
     beta: float = 2.0  # KL coefficient to pi_ref
     eps: float = 1e-2  # variance smoothing in the stabilised advantage (Eq. 3-4)
-    clip: float | None = None  # PPO clipping epsilon; None = the paper's no-clip objective
+    clip_eps: float | None = None  # PPO clip range epsilon; None = the paper's no-clip objective
     advantage: str = "paper"  # "paper": (r - p)/sqrt(p(1-p)+eps); "trl": (r - mean)/(std + 1e-4)
     estimator: str = "exact"  # "exact": enumerate every output; "sampled": G samples per prompt
-    group_size: int = 16  # G (sampled estimator)
+    G: int = 16  # group size: sampled answers per prompt (sampled estimator)
     batch_prompts: int | None = None  # B prompts per outer step (None: all prompts)
     kl: str = "exact"  # "exact": sequence-level KL by enumeration; "k3": Schulman's per-token k3
     reset_optimizer: bool = True  # fresh Adam for every inner problem
@@ -77,9 +81,9 @@ class RunConfig:
     weak_inner: tuple[tuple[int, float], ...] = ((4, 5e-4), (40, 2e-5))  # (mu, lr) too small
     sampled_run: bool = True  # also run Algorithm 1 with G samples per prompt and the k3 KL
     dtype: str = "float32"
-    device: str = "cpu"
+    device: str = "auto"  # "auto": CUDA when available, else the CPU; or "cpu", "cuda", "cuda:N"
     seed: int = 0
-    threads: int = 1
+    threads: int = 1  # CPU threads (one: the same numbers on any CPU count)
 
 
 QUICK = RunConfig()
@@ -88,24 +92,43 @@ FULL = RunConfig(
     name="full",
     task=TaskConfig(n_prompts=32, out_len=3, demos_per_prompt=128),  # 1000 answers per prompt
     sft=SFTConfig(steps=800),
-    grpo=GRPOConfig(n_outer=10, mu=80, group_size=32),  # 1000 answers: the inner problem needs more steps
+    grpo=GRPOConfig(n_outer=10, mu=80, G=32),  # 1000 answers: the inner problem needs more steps
     weak_inner=((4, 5e-4), (80, 2e-5)),
-    device="cuda",
 )
 
 CONFIGS: dict[str, RunConfig] = {"quick": QUICK, "full": FULL}
 
 
-def pick_config(name: str | None = None) -> RunConfig:
+T4_BUDGET_S = 600.0  # what pick_config allows a configuration on a GPU: about ten minutes on a Colab T4
+GPU_CANDIDATES = ("full", "quick")  # tried in this order on a GPU; the last one is taken whatever its estimate
+
+
+def pick_config(name: str | None = None, *, gpu_budget_s: float = T4_BUDGET_S) -> RunConfig:
     """``quick`` or ``full`` by name. ``None`` or ``"auto"``: the environment variable ``GRPO_NB_TOYLM_CONFIG``
-    if set, else ``full`` when CUDA is available and ``quick`` otherwise (a ``full`` run without a GPU runs on
-    the CPU)."""
+    if set; else, when CUDA is available, the first of ``GPU_CANDIDATES`` whose estimated time on a Colab T4
+    (the pessimistic ``upper_s`` of ``cost.estimate_gpu_time``: FLOPs, kernel launches and memory traffic
+    counted on the CPU) is at most ``gpu_budget_s`` seconds; else ``quick``. A configuration runs on CUDA
+    when there is a GPU and on the CPU otherwise."""
+    if not gpu_budget_s > 0:
+        raise ValueError(f"gpu_budget_s={gpu_budget_s!r} is out of range; valid range is 0 < gpu_budget_s")
     if name is None or name == "auto":
         import os
 
         import torch
 
-        name = os.environ.get("GRPO_NB_TOYLM_CONFIG") or ("full" if torch.cuda.is_available() else "quick")
+        name = os.environ.get("GRPO_NB_TOYLM_CONFIG")
+        if not name:
+            name = _fits_on_gpu(gpu_budget_s) if torch.cuda.is_available() else "quick"
     if name not in CONFIGS:
         raise ValueError(f"config={name!r} is not known; valid values are 'auto', {', '.join(map(repr, CONFIGS))}")
     return CONFIGS[name]
+
+
+def _fits_on_gpu(budget_s: float) -> str:
+    """The first of ``GPU_CANDIDATES`` whose pessimistic T4 estimate is within ``budget_s`` (else the last)."""
+    from grpo_nb.toylm.cost import estimate_gpu_time
+
+    for name in GPU_CANDIDATES[:-1]:
+        if estimate_gpu_time(CONFIGS[name]).upper_s <= budget_s:
+            return name
+    return GPU_CANDIDATES[-1]

@@ -10,6 +10,9 @@ clipping) minus beta KL(pi_theta || pi_ref). Two estimators:
   stabilised one, Eq. 3, or TRL's), the sequence-level importance ratio pi_theta/pi_old, and the KL
   either exact or estimated with Schulman's k3 per token (summed over the answer's tokens).
 
+Both estimators take the weights omega^+ and omega^- of Eq. (4) from one helper, ``omega_weights``; their
+numpy home is ``grpo_nb.weights``.
+
 After every outer iteration the whole table log pi_theta(o|q) is recorded for the comparison with theory.
 """
 
@@ -24,13 +27,17 @@ import torch
 from tqdm.auto import tqdm
 
 from grpo_nb.toylm.configs import GRPOConfig
+from grpo_nb.toylm.device import synchronize
 from grpo_nb.toylm.model import TinyLM
 from grpo_nb.toylm.rollout import enumerate_logprobs, sample, token_logprobs
 
 __all__ = [
     "GRPOHistory",
     "TaskTensors",
+    "contrastive_weights",
     "k3_kl",
+    "new_optimizer",
+    "omega_weights",
     "stabilised_advantage",
     "train_grpo",
     "trl_advantage",
@@ -59,10 +66,35 @@ class GRPOHistory:
     step_s: list[float] = field(default_factory=list)
 
 
+def omega_weights(p: torch.Tensor, eps: float) -> tuple[torch.Tensor, torch.Tensor]:
+    """Eq. (4): omega^+_eps(p) = (1 - p)/sqrt(p(1-p) + eps) and omega^-_eps(p) = p/sqrt(p(1-p) + eps), elementwise.
+
+    The torch twin of ``grpo_nb.weights.omega_plus`` and ``omega_minus`` (tested against them), for a ``p``
+    that lives on the training device: it neither validates nor waits for the device. Where
+    p(1-p) + eps <= 0 (eps = 0 with p at 0 or 1, or rounded just past them) both weights are 0 instead of
+    NaN: then every answer of the group, or all of pi_old's mass, has the same reward, and the term
+    omega^- (1 - p) = sqrt(p(1-p)) that the weights contribute to the objective tends to 0.
+    """
+    var = p * (1.0 - p) + eps
+    defined = var > 0
+    sd = torch.sqrt(torch.where(defined, var, torch.ones_like(var)))
+    zero = torch.zeros_like(var)
+    return torch.where(defined, (1.0 - p) / sd, zero), torch.where(defined, p / sd, zero)
+
+
+def contrastive_weights(p: torch.Tensor, reward: torch.Tensor, eps: float) -> torch.Tensor:
+    """omega^+_eps(p) r - omega^-_eps(p) (1 - r): the weight of an answer with 0/1 reward r (Eq. 6).
+
+    For r in {0, 1} it equals the stabilised advantage (r - p)/sqrt(p(1-p) + eps) of Eq. (3). ``p`` broadcasts
+    against ``reward`` (one success probability per prompt or per group).
+    """
+    w_plus, w_minus = omega_weights(p, eps)
+    return w_plus * reward - w_minus * (1.0 - reward)
+
+
 def stabilised_advantage(rewards: torch.Tensor, eps: float) -> torch.Tensor:
-    """Eq. (3): (r - p)/sqrt(p(1-p) + eps), p the group's mean reward; ``rewards`` is (B, G)."""
-    p = rewards.mean(dim=1, keepdim=True)
-    return (rewards - p) / torch.sqrt(p * (1.0 - p) + eps)
+    """Eq. (3) for each group: (r - p)/sqrt(p(1-p) + eps), p the group's mean reward; ``rewards`` is (B, G) of 0/1."""
+    return contrastive_weights(rewards.mean(dim=1, keepdim=True), rewards, eps)
 
 
 def trl_advantage(rewards: torch.Tensor) -> torch.Tensor:
@@ -81,17 +113,18 @@ def _exact_kl(logp: torch.Tensor, logp_ref: torch.Tensor) -> torch.Tensor:
 
 
 def _check(cfg: GRPOConfig) -> None:
+    from grpo_nb.clipping import check_clip_eps
     from grpo_nb.validation import check_beta, check_eps, check_positive_int
 
     check_beta(cfg.beta)
     check_eps(cfg.eps)
     check_positive_int("n_outer", cfg.n_outer)
     check_positive_int("mu", cfg.mu)
-    check_positive_int("group_size", cfg.group_size, minimum=2)
+    check_positive_int("G", cfg.G, minimum=2)
     if not (np.isfinite(cfg.lr) and cfg.lr > 0):
         raise ValueError(f"lr={cfg.lr!r} is out of range; valid range is 0 < lr < inf")
-    if cfg.clip is not None and not (np.isfinite(cfg.clip) and cfg.clip > 0):
-        raise ValueError(f"clip={cfg.clip!r} is out of range; valid range is 0 < clip < inf, or None")
+    if cfg.clip_eps is not None:
+        check_clip_eps(cfg.clip_eps)
     for name, value, valid in (
         ("estimator", cfg.estimator, ("exact", "sampled")),
         ("advantage", cfg.advantage, ("paper", "trl")),
@@ -101,10 +134,26 @@ def _check(cfg: GRPOConfig) -> None:
             raise ValueError(f"{name}={value!r} is not valid; valid values are {valid}")
 
 
-def _surrogate(ratio: torch.Tensor, adv: torch.Tensor, clip: float | None) -> torch.Tensor:
-    if clip is None:
+def _check_generator(generator: torch.Generator, device: torch.device) -> None:
+    """Every random draw of the trainer uses ``generator`` on tensors of ``device``: their devices must agree."""
+    gen = torch.device(generator.device)
+    if gen.type != device.type or (None not in (gen.index, device.index) and gen.index != device.index):
+        raise ValueError(
+            f"generator on device {gen} cannot draw for the task's tensors on {device}; "
+            f"valid: a torch.Generator(device={str(device)!r})"
+        )
+
+
+def _surrogate(ratio: torch.Tensor, adv: torch.Tensor, clip_eps: float | None) -> torch.Tensor:
+    if clip_eps is None:
         return ratio * adv
-    return torch.minimum(ratio * adv, ratio.clamp(1.0 - clip, 1.0 + clip) * adv)
+    return torch.minimum(ratio * adv, ratio.clamp(1.0 - clip_eps, 1.0 + clip_eps) * adv)
+
+
+def new_optimizer(model: TinyLM, lr: float) -> torch.optim.Adam:
+    """Adam with the multi-tensor (foreach) update, which CUDA uses by default: a handful of kernels per step
+    instead of several per parameter tensor. On the CPU it gives the same numbers as the per-tensor loop."""
+    return torch.optim.Adam(model.parameters(), lr=lr, foreach=True)
 
 
 def train_grpo(
@@ -116,38 +165,49 @@ def train_grpo(
     progress: bool = True,
     desc: str = "GRPO",
     sampler: Callable[[TinyLM, torch.Tensor, int, torch.Generator], torch.Tensor] = sample,
+    bar: tqdm | None = None,
 ) -> GRPOHistory:
     """Algorithm 1 on ``model`` (updated in place); ``ref_model`` is pi_ref (frozen). Returns the history.
 
-    ``sampler`` draws the G answers of the sampled estimator (``rollout.sample``: batched with a KV
-    cache; the benchmark swaps in ``rollout.sample_naive``).
+    Everything stays on the device of ``task``; ``generator`` must live there too (ValueError otherwise).
+    The inner loop never waits for the device: losses and the recorded tables are copied to the host once,
+    at the end, and the device is synchronised once per outer iteration (and around sampling) so that the
+    recorded times are those of finished work. ``sampler`` draws the G answers of the sampled estimator
+    (``rollout.sample``: batched with a KV cache; the benchmark swaps in ``rollout.sample_naive``).
+    Progress: a tqdm bar over the outer iterations, or ``bar`` (advanced by one per outer iteration).
     """
     _check(cfg)
+    device = task.prompts.device
+    _check_generator(generator, device)
     n_prompts = task.prompts.shape[0]
     b = n_prompts if cfg.batch_prompts is None else min(cfg.batch_prompts, n_prompts)
-    g, out_len = cfg.group_size, task.outputs.shape[1]
+    g, out_len = cfg.G, task.outputs.shape[1]
     logps, losses, step_s = [], [], []
     sampled_tokens, sampling_s = 0, 0.0
-    opt = torch.optim.Adam(model.parameters(), lr=cfg.lr)
+    opt = new_optimizer(model, cfg.lr)
+    own_bar = bar is None
+    if own_bar:
+        bar = tqdm(total=cfg.n_outer, desc=desc, unit="outer step", disable=not progress)
+    synchronize(device)
     start = time.perf_counter()
-    for _ in tqdm(range(cfg.n_outer), desc=desc, disable=not progress):
+    for _ in range(cfg.n_outer):
         t_step = time.perf_counter()
         with torch.no_grad():
             logp_old = enumerate_logprobs(model, task.prompts, task.outputs)
-        logps.append(logp_old.cpu().numpy())
+        logps.append(logp_old)
         if cfg.reset_optimizer:
-            opt = torch.optim.Adam(model.parameters(), lr=cfg.lr)
-        batch = torch.randperm(n_prompts, generator=generator)[:b].sort().values.to(task.prompts.device)
+            opt = new_optimizer(model, cfg.lr)
+        batch = torch.randperm(n_prompts, generator=generator, device=device)[:b].sort().values
         prompts, logp_ref = task.prompts[batch], task.logp_ref[batch]
         if cfg.estimator == "exact":
-            reward = task.reward[batch]
-            p_old = (logp_old[batch].exp() * reward).sum(dim=1, keepdim=True)
-            sd = torch.sqrt(p_old * (1.0 - p_old) + cfg.eps)
-            adv_table = ((1.0 - p_old) * reward - p_old * (1.0 - reward)) / sd  # omega^+ r - omega^- (1 - r)
+            p_old = (logp_old[batch].exp() * task.reward[batch]).sum(dim=1, keepdim=True)
+            adv_table = contrastive_weights(p_old, task.reward[batch], cfg.eps)  # omega^+ r - omega^- (1 - r)
         else:
             rep = prompts.repeat_interleave(g, dim=0)
+            synchronize(device)
             t_sample = time.perf_counter()
             answers = sampler(model, rep, out_len, generator)
+            synchronize(device)
             sampling_s += time.perf_counter() - t_sample
             sampled_tokens += answers.numel()
             base = model.head.out_features ** torch.arange(out_len - 1, -1, -1, device=answers.device)
@@ -170,17 +230,23 @@ def train_grpo(
                     kl = k3_kl(lp, ref_lp).sum(dim=1).mean()
                 else:
                     kl = _exact_kl(enumerate_logprobs(model, prompts, task.outputs), logp_ref).mean()
-                loss = -_surrogate(ratio, adv, cfg.clip).mean() + cfg.beta * kl
+                loss = -_surrogate(ratio, adv, cfg.clip_eps).mean() + cfg.beta * kl
             opt.zero_grad(set_to_none=True)
             loss.backward()
             opt.step()
-            losses.append(loss.item())
+            losses.append(loss.detach())
+        synchronize(device)
         step_s.append(time.perf_counter() - t_step)
+        bar.update(1)
+    if own_bar:
+        bar.close()
     with torch.no_grad():
-        logps.append(enumerate_logprobs(model, task.prompts, task.outputs).cpu().numpy())
+        logps.append(enumerate_logprobs(model, task.prompts, task.outputs))
+    logp_history = torch.stack(logps).cpu().numpy()
+    inner_loss = torch.stack(losses).cpu().numpy()
     return GRPOHistory(
-        logp=np.stack(logps),
-        inner_loss=np.asarray(losses),
+        logp=logp_history,
+        inner_loss=inner_loss,
         wall_s=time.perf_counter() - start,
         sampled_tokens=sampled_tokens,
         sampling_s=sampling_s,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["per_prompt_rows", "regime_picks", "run_summary"]
+__all__ = ["per_prompt_rows", "regime_picks", "run_summary", "timing_rows"]
 
 
 def per_prompt_rows(prompts: list[str], run: object) -> tuple[list[str], list[list[object]]]:
@@ -33,3 +33,15 @@ def run_summary(run: object) -> dict[str, float]:
         "median 1-step TV": float(np.median(run.one_step_tv.max(axis=0))),
         "max TV to ideal": float(run.tv_to_ideal.max()),
     }
+
+
+def timing_rows(runs: dict[str, object]) -> tuple[list[str], list[list[str]]]:
+    """Per run: wall time, median time of one outer iteration, and rollout throughput (sampled runs)."""
+    headers = ["run", "wall time (s)", "per outer step (s)", "rollout (answer tokens / s)"]
+    rows = []
+    for run in runs.values():
+        tps = run.rollout_tokens_per_s
+        rows.append(
+            [run.label, f"{run.wall_s:.1f}", f"{np.median(run.step_s):.3f}", "" if tps is None else f"{tps:,.0f}"]
+        )
+    return headers, rows

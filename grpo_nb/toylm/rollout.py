@@ -10,8 +10,6 @@
 
 from __future__ import annotations
 
-import itertools
-
 import torch
 
 from grpo_nb.toylm.model import TinyLM
@@ -20,8 +18,10 @@ __all__ = ["enumerate_logprobs", "sample", "sample_naive", "token_logprobs"]
 
 
 def _prefixes(n_out: int, out_len: int, device: torch.device) -> torch.Tensor:
-    rows = list(itertools.product(range(n_out), repeat=out_len - 1))
-    return torch.tensor(rows, dtype=torch.long, device=device).reshape(len(rows), out_len - 1)
+    """Every (L-1)-symbol prefix in product order, (n_out**(L-1), L-1), computed on ``device`` (no host copy)."""
+    index = torch.arange(n_out ** (out_len - 1), device=device)
+    place = n_out ** torch.arange(out_len - 2, -1, -1, device=device)
+    return index.unsqueeze(1) // place % n_out
 
 
 def enumerate_logprobs(model: TinyLM, prompts: torch.Tensor, outputs: torch.Tensor) -> torch.Tensor:

@@ -1,0 +1,125 @@
+"""The CUDA path of grpo_nb.toylm: the quick configuration on a GPU, its claims, and its agreement with the CPU.
+
+Runs only where ``torch.cuda.is_available()``; elsewhere every test is skipped with the reason. Without a
+GPU the device handling is checked by tests/test_toylm_device.py (statically, and with a second device).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import warnings
+from dataclasses import replace
+
+import numpy as np
+import pytest
+import torch
+
+from grpo_nb.toylm import configs
+from grpo_nb.toylm.configs import QUICK, GRPOConfig, ModelConfig, RunConfig, SFTConfig, TaskConfig
+from grpo_nb.toylm.experiment import prepare, run_experiment, run_plan
+from grpo_nb.toylm.grpo import train_grpo
+from grpo_nb.toylm.report import run_summary
+
+pytestmark = pytest.mark.skipif(
+    not torch.cuda.is_available(),
+    reason="no CUDA GPU on this machine (torch.cuda.is_available() is False); the CUDA path runs where one "
+    "exists, and tests/test_toylm_device.py checks the device handling without one",
+)
+
+TINY = RunConfig(
+    name="tiny",
+    task=TaskConfig(n_prompts=4, out_len=2, demos_per_prompt=16),
+    model=ModelConfig(d_model=16, n_layer=1, n_head=2),
+    sft=SFTConfig(steps=30, lr=1e-2),
+    grpo=GRPOConfig(n_outer=2, mu=10, lr=1e-3, G=4),
+    beta_sweep=(),
+    weak_inner=(),
+    device="cuda",
+)
+
+
+@pytest.fixture(scope="module")
+def quick_on_cuda():
+    assert configs.QUICK.device == "auto"  # the quick configuration itself picks CUDA here
+    return run_experiment(QUICK, progress=False)
+
+
+def test_quick_configuration_runs_on_cuda(quick_on_cuda):
+    assert quick_on_cuda.hardware.startswith("GPU:")
+    assert set(quick_on_cuda.runs) == {key for key, _, _ in run_plan(QUICK)}
+    for run in quick_on_cuda.runs.values():
+        assert np.isfinite(run.p_tilde).all() and len(run.step_s) == run.p_tilde.shape[0] - 1
+    assert quick_on_cuda.runs["sampled"].rollout_tokens_per_s > 0
+
+
+def test_quick_on_cuda_keeps_the_chapter_claims(quick_on_cuda):
+    """The parametric-GRPO chapter's asserts, with the same tolerances, on the GPU's numbers."""
+    res = quick_on_cuda
+    assert res.sft_loss[-1] <= res.sft_floor + 0.05 and res.sft_loss[-1] < res.sft_loss[0]
+    assert res.p_ref.min() < 0.1 and res.p_ref.max() > 0.9
+    main = res.runs["main"]
+    s = run_summary(main)
+    assert s["mean p~_M"] > s["mean p_ref"] + 0.1 and abs(s["mean p~_M"] - s["mean p_M"]) <= 0.02
+    tau = 0.03
+    solved_well = main.one_step_tv.max(axis=0) <= tau
+    assert solved_well.mean() >= 0.75 and (main.gap[:, solved_well] <= tau).all()
+    for run in res.runs.values():
+        assert (run.gap <= run.gap_bound + 1e-12).all(), run.label
+        assert np.abs(run.mass_error).max() < 1e-4, run.label
+
+
+def test_cpu_and_cuda_agree_up_to_rounding():
+    """Same initial weights and data, no random draw in these runs: only the kernels' rounding differs.
+
+    Adam turns a rounding-level difference in a near-zero gradient into a step of size lr, so the
+    tolerances are those of the chapter's claims, not of float32 rounding.
+    """
+    cfg = replace(TINY, sampled_run=False)
+    cpu = run_experiment(replace(cfg, device="cpu"), progress=False)
+    gpu = run_experiment(cfg, progress=False)
+    np.testing.assert_array_equal(gpu.noise, cpu.noise)
+    assert abs(gpu.sft_loss[0] - cpu.sft_loss[0]) < 1e-4  # the same initial weights
+    assert abs(gpu.sft_loss[-1] - cpu.sft_loss[-1]) < 1e-2
+    assert np.abs(gpu.p_ref - cpu.p_ref).max() < 2e-2
+    assert np.abs(gpu.runs["main"].p_tilde - cpu.runs["main"].p_tilde).max() < 3e-2
+
+
+@pytest.fixture(scope="module")
+def tiny_cuda_setup():
+    return prepare(TINY, progress=False)
+
+
+@pytest.mark.parametrize("estimator", ["exact", "sampled"])
+def test_inner_steps_never_wait_for_the_gpu(tiny_cuda_setup, estimator):
+    """torch's sync debug mode warns at every synchronising call: their number must not grow with mu."""
+    counts = []
+    for mu in (2, 6):
+        policy = copy.deepcopy(tiny_cuda_setup.ref_model).requires_grad_(True)
+        gcfg = replace(TINY.grpo, n_outer=1, mu=mu, estimator=estimator, kl="k3")
+        gen = torch.Generator(device=tiny_cuda_setup.device).manual_seed(0)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            torch.cuda.set_sync_debug_mode("warn")
+            try:
+                train_grpo(policy, tiny_cuda_setup.ref_model, tiny_cuda_setup.tensors, gcfg, gen, progress=False)
+            finally:
+                torch.cuda.set_sync_debug_mode("default")
+        counts.append(sum("synchroniz" in str(w.message) for w in caught))
+    assert counts[0] == counts[1], counts
+
+
+def test_a_cpu_generator_is_refused_for_cuda_data(tiny_cuda_setup):
+    policy = copy.deepcopy(tiny_cuda_setup.ref_model).requires_grad_(True)
+    with pytest.raises(ValueError, match="generator"):
+        train_grpo(policy, tiny_cuda_setup.ref_model, tiny_cuda_setup.tensors, TINY.grpo, torch.Generator())
+
+
+def test_cli_quick_runs_on_cuda(tmp_path, monkeypatch, capsys):
+    from grpo_nb.toylm.__main__ import main
+
+    monkeypatch.setitem(configs.CONFIGS, "quick", replace(TINY, device="auto"))
+    out = tmp_path / "summary.json"
+    assert main(["--config", "quick", "--out", str(out), "--no-progress"]) == 0
+    assert "GPU:" in capsys.readouterr().out
+    assert json.loads(out.read_text())["hardware"].startswith("GPU:")
