@@ -46,3 +46,8 @@ def test_code_is_ruff_clean():
     assert ruff, "ruff is not installed: run `pip install -r requirements.txt`"
     proc = subprocess.run([ruff, "check", "grpo_nb", "tests", "benchmarks", "tools"], cwd=ROOT, capture_output=True)
     assert proc.returncode == 0, proc.stdout.decode()[-3000:]
+    # code and the chapters' code cells are formatted as ruff formats them
+    proc = subprocess.run(
+        [ruff, "format", "--check", "grpo_nb", "tests", "benchmarks", "tools", "book"], cwd=ROOT, capture_output=True
+    )
+    assert proc.returncode == 0, proc.stdout.decode()[-3000:]
