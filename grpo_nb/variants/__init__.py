@@ -27,6 +27,7 @@ from grpo_nb.variants.policy import (
     renyi_divergence,
     renyi_recursion_logit,
     solve_policy_step,
+    success_logit,
 )
 from grpo_nb.variants.variant import MIRROR, V1, Variant
 
@@ -47,6 +48,7 @@ __all__ = [
     "renyi_divergence",
     "renyi_recursion_logit",
     "solve_policy_step",
+    "success_logit",
     "variant_logit_map",
     "variant_logit_map_slope",
 ]

@@ -25,7 +25,7 @@ of :mod:`grpo_nb.variants.map`.
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import logit, logsumexp
+from scipy.special import logsumexp
 
 from grpo_nb.tabular.closed_form import solve_grpo_step
 from grpo_nb.tabular.policy import expected_reward, gibbs_log_policy
@@ -50,6 +50,7 @@ __all__ = [
     "renyi_divergence",
     "renyi_recursion_logit",
     "solve_policy_step",
+    "success_logit",
 ]
 
 
@@ -61,6 +62,16 @@ def log_anchor(log_pi_ref: object, log_pi_prev: object, alpha: float) -> np.ndar
     if alpha == 0.0:
         return log_prev
     return alpha * log_ref + (1.0 - alpha) * log_prev
+
+
+def success_logit(pi: object, reward: object) -> np.ndarray:
+    """logit p = log(mass on successes) - log(mass on failures), over the last axis, without forming 1 - p.
+
+    Exact where p rounds to 1.0 (a failure mass of 1e-30 keeps its logit ~69); +-inf when one set has no mass.
+    """
+    pi, reward = np.asarray(pi, dtype=float), np.asarray(reward, dtype=float)
+    with np.errstate(divide="ignore"):
+        return np.log(np.sum(pi * reward, axis=-1)) - np.log(np.sum(pi * (1.0 - reward), axis=-1))
 
 
 def _validated(pi_ref, pi_prev, reward, beta, eps, normalization, alpha):
@@ -164,9 +175,12 @@ def renyi_correction(pi_ref: object, pi_prev: object, reward: object, alpha: flo
     reward = check_binary_reward("reward", reward, shape=pi_ref.shape)
     success = reward == 1
     for name, pi in (("pi_ref", pi_ref), ("pi_prev", pi_prev)):
-        p = float(pi[success].sum())
-        if not 0.0 < p < 1.0:
-            raise ValueError(f"{name} has success probability {p!r}; valid range is 0 < p < 1 (both sets carry mass)")
+        masses = float(pi[success].sum()), float(pi[~success].sum())
+        if min(masses) <= 0.0:
+            raise ValueError(
+                f"{name} puts mass {masses[0]!r} on successes and {masses[1]!r} on failures; "
+                "valid: both positive (both sets carry mass)"
+            )
     d_s = renyi_divergence(_conditional(pi_ref, success), _conditional(pi_prev, success), alpha)
     d_f = renyi_divergence(_conditional(pi_ref, ~success), _conditional(pi_prev, ~success), alpha)
     return float((1.0 - alpha) * (d_f - d_s))
@@ -191,9 +205,8 @@ def renyi_recursion_logit(
     pi_ref, pi_prev, reward, beta, eps, normalization, alpha, p_prev = _validated(
         pi_ref, pi_prev, reward, beta, eps, normalization, alpha
     )
-    p_ref = float(expected_reward(pi_ref, reward))
-    z_prev = float(logit(p_prev))
-    value = alpha * float(logit(p_ref)) + (1.0 - alpha) * z_prev
+    z_prev = float(success_logit(pi_prev, reward))
+    value = alpha * float(success_logit(pi_ref, reward)) + (1.0 - alpha) * z_prev
     value += float(logit_increment(z_prev, beta, eps, normalization))
     if corrected:
         value += renyi_correction(pi_ref, pi_prev, reward, alpha)
