@@ -10,12 +10,15 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = [
+    "NORMALIZATIONS",
+    "check_alpha",
     "check_beta",
     "check_binary_reward",
     "check_clip_eps",
     "check_eps",
     "check_log_policy_table",
     "check_map_params",
+    "check_normalization",
     "check_open_interval",
     "check_p",
     "check_p_ref",
@@ -221,3 +224,26 @@ def check_open_interval(name: str, value: object, lo: float, hi: float) -> float
     if not lo < value < hi:
         raise ValueError(f"{name}={value!r} is out of range; valid range is {lo} < {name} < {hi}")
     return value
+
+
+#: The reward normalisations of the GRPO variants: "mean_var" (r - p)/sqrt(p(1-p) + eps) (the paper's, Eq. 4) and
+#: "mean" r - p (mean-only centring, as in Dr. GRPO).
+NORMALIZATIONS = ("mean_var", "mean")
+
+
+def check_alpha(alpha: object) -> np.ndarray:
+    """alpha in [0, 1]: the weight of the KL to pi_ref in beta [alpha KL(pi||pi_ref) + (1-alpha) KL(pi||pi_{n-1})]."""
+    arr = _as_float_array("alpha", alpha, "0 <= alpha <= 1")
+    bad = ~((arr >= 0) & (arr <= 1))
+    if bad.any():
+        raise ValueError(f"alpha={_first_bad(arr, bad)!r} is out of range; valid range is 0 <= alpha <= 1")
+    return arr
+
+
+def check_normalization(normalization: object) -> str:
+    """One of :data:`NORMALIZATIONS` ("mean_var" or "mean")."""
+    if not isinstance(normalization, str) or normalization not in NORMALIZATIONS:
+        raise ValueError(
+            f"normalization={normalization!r} is not a reward normalisation; valid values are {NORMALIZATIONS}"
+        )
+    return normalization

@@ -9,6 +9,10 @@ With a binary reward and success probability p of the old policy, the smoothed a
 Eq. (3) of the paper prints the smoothing *outside* the root, (1 - p)/(sqrt(p(1-p)) + eps); the
 text before it and Eq. (4) put it inside. ``eps_inside_root=False`` evaluates the printed Eq. (3)
 so that a chapter can show the difference; the default (inside) is the one the rest of the paper uses.
+
+Mean-only normalisation (Dr. GRPO) centres the reward and does not scale it: A = r - p, that is 1 - p for a success
+and -p for a failure (:func:`centred_advantage`); its two weights 1 - p and p sum to 1, where Eq. 4's sum to
+1/sqrt(p(1-p) + eps).
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ import numpy as np
 
 from grpo_nb.validation import check_binary_reward, check_eps, check_p, scalar_or_array
 
-__all__ = ["omega_minus", "omega_plus", "stabilised_advantage", "weight_scale"]
+__all__ = ["centred_advantage", "omega_minus", "omega_plus", "stabilised_advantage", "weight_scale"]
 
 
 def _validated(p: object, eps: object) -> tuple[np.ndarray, np.ndarray]:
@@ -67,3 +71,13 @@ def stabilised_advantage(reward: object, p: object, eps: object) -> np.ndarray |
     p_arr, eps_arr = _validated(p, eps)
     adv = np.where(r == 1.0, omega_plus(p_arr, eps_arr), -np.asarray(omega_minus(p_arr, eps_arr)))
     return scalar_or_array(adv + 0.0)  # + 0.0 turns -omega^-(0) = -0.0 into 0.0: no advantage reads as "-0"
+
+
+def centred_advantage(reward: object, p: object) -> np.ndarray | float:
+    """The mean-only advantage of a binary reward (Dr. GRPO): A = r - p, i.e. 1 - p (r = 1) and -p (r = 0).
+
+    Valid for p in [0, 1] (no variance, so no smoothing and no exclusion of p = 0, 1). ``reward`` and ``p`` broadcast.
+    """
+    r = check_binary_reward("reward", reward)
+    p_arr = check_p(p, np.float64(1.0))  # any eps > 0: mean-only centring is defined at p = 0 and 1 too
+    return scalar_or_array(r - p_arr + 0.0)

@@ -2,7 +2,7 @@
 
 The book is built once as the site is built, served from 127.0.0.1, and opened with Playwright driving the system
 ``chromium``; every request that does not go to that server is aborted, so the figures are shown to work offline.
-On each of the four pages with a browser figure:
+On each of the five pages with a browser figure:
 
 - every slider on the page belongs to a browser figure, and moving it with the keyboard redraws the figure
   (no dead slider: the ipywidgets explorers are not rendered without a kernel);
@@ -26,6 +26,7 @@ from scipy.special import logit
 
 from grpo_nb.browser import KINDS, SCRIPT, error_growth, reference
 from grpo_nb.dynamics.map import iterate_logit, logit_map
+from grpo_nb.variants.map import variant_logit_map
 from tests.book_layout import ROOT
 
 ARTIFACTS = ROOT / "tests" / "artifacts"
@@ -35,6 +36,7 @@ FIGURES = {  # page -> (figure id, kind)
     "book/amplification": ("fig5-browser", "orbit"),
     "book/stabilised_grpo": ("weights-browser", "weights"),
     "book/hard_prompts": ("bifurcation-browser", "bifurcation"),
+    "book/variants": ("variants-browser", "variant"),
 }
 # (beta, p_ref, eps) set with the sliders: the defaults of the chapters, the paper's "divergent" case, hard prompts,
 # the ends of the beta range, eps = 0, fixed points within 1e-300 of 1 (logit 6e3 and 3e5) and p_ref next to 1
@@ -50,6 +52,17 @@ MAP_CASES = [
     (1e3, 0.9, 1e-11),
     (2.0, 0.3, 1e-2),
     (1.0, 1 - 1e-9, 1.0),
+]
+VARIANT_CASES = [  # beta, p_ref, eps, alpha, mean-only: both KLs, mirror, alpha = 1, hard prompts, eps = 0, next to 1
+    (5.0, 1e-3, 1e-5, 0.5, False),
+    (5.0, 1e-3, 1e-5, 0.3, True),
+    (1e-3, 0.5, 1e-5, 0.7, False),
+    (1e3, 1e-9, 0.0, 0.5, False),
+    (1e-3, 1e-9, 0.0, 0.0, False),
+    (1.0, 0.3, 0.0, 0.0, True),
+    (2.0, 0.3, 1e-2, 1.0, True),
+    (1.0, 1 - 1e-9, 1.0, 0.25, False),
+    (20.0, 1e-8, 1e-5, 0.5, False),
 ]
 BIFURCATION_CASES = [  # beta picked on the diagram, p_ref, eps
     (5.3, 1e-4, 1e-5),
@@ -76,14 +89,27 @@ def assert_logits_close(js: object, py: object, what: str, rtol: float = RTOL) -
     )
 
 
-def assert_orbit_matches(z_js: object, p_ref: float, beta: object, eps: float, z_py: np.ndarray, what: str) -> int:
+def assert_orbit_matches(
+    z_js: object,
+    p_ref: float,
+    beta: object,
+    eps: float,
+    z_py: np.ndarray,
+    what: str,
+    normalization: str = "mean_var",
+    alpha: float = 1.0,
+) -> int:
     """Each browser step z_{k+1} = g(z_k) to RTOL, and the whole orbit equal to grpo_nb's where it cannot have
-    amplified rounding beyond 1e-9 (k G_k < 1e6, :func:`grpo_nb.browser.error_growth`). Returns that count."""
+    amplified rounding beyond 1e-9 (k G_k < 1e6, :func:`grpo_nb.browser.error_growth`). Returns that count.
+    ``normalization``, ``alpha``: the map of a GRPO variant (:mod:`grpo_nb.variants`) in place of Theorem 2's."""
     z_js = np.asarray(z_js, dtype=float)
-    with np.errstate(over="ignore"):
-        one_step = logit_map(z_js[:-1], logit(p_ref), beta, eps)
+    with np.errstate(over="ignore", invalid="ignore"):
+        if normalization == "mean_var" and alpha == 1.0:
+            one_step = logit_map(z_js[:-1], logit(p_ref), beta, eps)
+        else:
+            one_step = variant_logit_map(z_js[:-1], logit(p_ref), beta, eps, normalization, alpha)
     assert_logits_close(z_js[1:], one_step, f"{what}, one step of the map")
-    growth = error_growth(z_py, beta, eps)[-z_js.shape[0] :]
+    growth = error_growth(z_py, beta, eps, normalization, alpha)[-z_js.shape[0] :]
     steps = np.arange(z_py.shape[0])[-z_js.shape[0] :].reshape(-1, *([1] * (z_js.ndim - 1)))
     tame = np.broadcast_to((steps + 1) * growth < 1e6, z_js.shape)
     assert_logits_close(z_js[tame], z_py[-z_js.shape[0] :][tame], f"{what}, orbit")
@@ -106,6 +132,13 @@ def check_figure(kind: str, data: dict) -> dict:
         assert_logits_close(data["logit_h"], ref["logit_h"], "logit h(p) on the curve")
         return {}
     assert_logits_close(data["logit_gx"], ref["logit_gx"], "map curve")
+    if kind == "variant":
+        normalization, alpha = "mean" if par["meanOnly"] else "mean_var", par["alpha"]
+        args = (par["p_ref"], par["beta"], par["eps"])
+        return {
+            "orbit": assert_orbit_matches(data["z"], *args, ref["z"], "orbit", normalization, alpha),
+            "paper": assert_orbit_matches(data["z_paper"], *args, ref["z_paper"], "paper's orbit"),
+        }
     full = {"orbit": assert_orbit_matches(data["z"], par["p_ref"], par["beta"], par["eps"], ref["z"], "orbit")}
     if kind == "bifurcation":
         betas, keep, transient = np.asarray(data["betas"]), data["keep"], data["transient"]
@@ -171,7 +204,7 @@ def slider_positions(kind: str, beta: float, p_ref: float, eps: float) -> dict:
         pos["n"] = 200
     else:
         pos["beta"] = float(np.log10(beta))
-    if kind == "orbit":
+    if kind in ("orbit", "variant"):
         pos["n"] = 200
     return pos
 
@@ -236,14 +269,21 @@ def test_plotted_numbers_equal_grpo_nb(browser, site, doc):
         cases = [(1.0, 0.5, e) for e in (0.0, 1e-11, 1e-5, 1e-2, 1.0)]
     elif kind == "bifurcation":
         cases = BIFURCATION_CASES
+    elif kind == "variant":
+        cases = VARIANT_CASES
     else:
         cases = MAP_CASES
     compared = []
-    for beta, p_ref, eps in cases:
+    for beta, p_ref, eps, *variant in cases:
         pos = slider_positions(kind, beta, p_ref, eps)
         if kind == "weights":
             pos = {"eps": pos["eps"]}
+        if kind == "variant":  # the box first (its change redraws), then the sliders, alpha among them
+            page.evaluate("([id, v]) => window.grpoFigures[id].set({meanOnly: v})", [fid, variant[1]])
+            pos["alpha"] = variant[0]
         data = page.evaluate(SET_SLIDERS, [fid, pos])
+        if kind == "variant":
+            assert data["params"]["alpha"] == variant[0] and data["params"]["meanOnly"] == variant[1]
         if kind == "bifurcation":  # the grid value of beta nearest the one asked for
             data = page.evaluate("([id, b]) => window.grpoFigures[id].set({beta: b})", [fid, beta])
         par = data["params"]
@@ -279,6 +319,7 @@ TIMED_MOVES = [  # (page, slider moved, two positions, settings first): every fi
     ("book/stabilised_grpo", "eps", "-3", "-2", {}),
     ("book/hard_prompts", "betaIndex", "200", "260", {"n": 200}),
     ("book/hard_prompts", "p_ref", "-9.2", "-6.9", {"n": 200}),  # recomputes the whole diagram
+    ("book/variants", "alpha", "0.4", "0.6", {"n": 200}),
 ]
 
 
@@ -289,7 +330,7 @@ def test_a_slider_move_redraws_in_under_50_ms(browser, site):
         page = open_page(browser, site, doc)
         fid, kind = FIGURES[doc]
         data = page.evaluate("([id, s]) => window.grpoFigures[id].set(s)", [fid, settings])
-        if kind in ("orbit", "bifurcation"):
+        if kind in ("orbit", "bifurcation", "variant"):
             assert len(data["z"]) == 201 and len(data["x"]) == 400
         page.evaluate(REDRAW_MEDIAN, [fid, key, a, b, 20])  # warm-up
         label = f"{Path(doc).name}: {key}" + (" (logit axes)" if settings.get("logitAxes") else "")
@@ -318,6 +359,11 @@ WRONG_FORMULAS = {  # a wrong formula in the browser script, the page that shows
         "omega[+]",
     ),
     "diagram window one step late": (("t < T; t++)", "t <= T; t++)"), "book/hard_prompts", "diagram, orbit"),
+    "the anchor's weights swapped": (
+        ("alpha * a + (1 - alpha) * z", "(1 - alpha) * a + alpha * z"),
+        "book/variants",
+        "map curve",
+    ),
 }
 
 
@@ -332,6 +378,8 @@ def test_a_wrong_formula_in_the_script_is_caught(browser, site, name):
     data = page.evaluate(SET_SLIDERS, [fid, {"eps": -5.0}])
     if kind == "orbit":
         data = page.evaluate(SET_SLIDERS, [fid, {"beta": 0.7, "p_ref": float(logit(1e-3))}])  # a fixed point below 1/2
+    if kind == "variant":
+        data = page.evaluate(SET_SLIDERS, [fid, {"alpha": 0.3}])  # weights that differ when swapped
     with pytest.raises(AssertionError, match=message):
         check_figure(kind, data)
     page.close()

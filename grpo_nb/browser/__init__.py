@@ -13,6 +13,8 @@ KIND            what it draws (sliders)                                         
 ``orbit``       Fig. 5: p_n against n, and its cobweb (beta, p_ref, eps, n)       ``dynamics.iterate_logit``
 ``weights``     Eq. 4: omega^+_eps and omega^-_eps against p (eps)                ``weights.omega_plus``/``omega_minus``
 ``bifurcation`` long-run logits over a beta grid, cobweb at one beta (p_ref, ...) ``dynamics.iterate_logit``
+``variant``     a GRPO variant's orbit and cobweb (beta, p_ref, eps, alpha, n,    ``variants.iterate_logit``,
+                mean-only box)                                                    ``variants.Variant``
 ==============  ================================================================  =====================================
 
 In the page, ``window.grpoFigures[id].data`` holds the numbers a figure plots and the inputs it used;
@@ -28,17 +30,20 @@ from scipy.special import logit
 
 from grpo_nb.dynamics.fixed_points import fixed_points_grid
 from grpo_nb.dynamics.map import iterate_logit, log_abs_logit_map_slope, logit_h, logit_map
-from grpo_nb.validation import check_beta, check_eps, check_p_ref, check_positive_int
+from grpo_nb.validation import check_alpha, check_beta, check_eps, check_p_ref, check_positive_int, check_scalar
+from grpo_nb.variants.map import iterate_logit as variant_iterate_logit
+from grpo_nb.variants.map import log_abs_variant_logit_map_slope
+from grpo_nb.variants.variant import Variant
 from grpo_nb.weights import omega_minus, omega_plus
 
 __all__ = ["KINDS", "SCRIPT", "error_growth", "reference"]
 
 SCRIPT = Path(__file__).with_name("grpo_figures.js")
-KINDS = ("map", "orbit", "weights", "bifurcation")
+KINDS = ("map", "orbit", "weights", "bifurcation", "variant")
 
 
-def _fixed_points(p_ref: float, beta: float, eps: float) -> dict[str, np.ndarray]:
-    grid = fixed_points_grid(p_ref, beta, eps)
+def _fixed_points(p_ref: float, beta: float, eps: float, variant: Variant | None = None) -> dict[str, np.ndarray]:
+    grid = fixed_points_grid(p_ref, beta, eps, variant=variant)
     has = ~np.isnan(grid.logits)
     return {"fixed_logits": grid.logits[has], "fixed_slopes": grid.slopes[has]}
 
@@ -46,9 +51,10 @@ def _fixed_points(p_ref: float, beta: float, eps: float) -> dict[str, np.ndarray
 def reference(kind: str, data: dict) -> dict[str, np.ndarray]:
     """What grpo_nb computes for the inputs a browser figure used (``data`` as read from the page).
 
-    ``data["params"]`` holds beta, p_ref, eps (and n); the grids (``p``, ``x``, ``betas``) are the figure's own.
-    Returns arrays under the names the figure uses: ``logit_h``, ``z``, ``logit_gx``, ``omega_plus``,
-    ``omega_minus``, ``limit`` (bifurcation: shape (len(betas), keep)), and ``fixed_logits``/``fixed_slopes``.
+    ``data["params"]`` holds beta, p_ref, eps (and n; for ``variant`` also alpha and meanOnly); the grids (``p``,
+    ``x``, ``betas``) are the figure's own. Returns arrays under the names the figure uses: ``logit_h``, ``z``,
+    ``logit_gx``, ``omega_plus``, ``omega_minus``, ``limit`` (bifurcation: shape (len(betas), keep)), ``z_paper``
+    (variant: Theorem 2's orbit beside it), and ``fixed_logits``/``fixed_slopes``.
     """
     if kind not in KINDS:
         raise ValueError(f"kind={kind!r} is not a browser figure; valid kinds are {', '.join(KINDS)}")
@@ -58,6 +64,8 @@ def reference(kind: str, data: dict) -> dict[str, np.ndarray]:
         p = np.asarray(data["p"], dtype=float)
         return {"omega_plus": omega_plus(p, eps), "omega_minus": omega_minus(p, eps)}
     p_ref, beta = float(check_p_ref(par["p_ref"])), float(check_beta(par["beta"]))
+    if kind == "variant":
+        return _variant_reference(data, p_ref, beta, eps)
     out = _fixed_points(p_ref, beta, eps)
     if kind == "map":
         out["logit_h"] = logit_h(np.asarray(data["p"], dtype=float), p_ref, beta, eps)
@@ -76,17 +84,37 @@ def reference(kind: str, data: dict) -> dict[str, np.ndarray]:
     return out
 
 
-def error_growth(z: object, beta: object, eps: object) -> np.ndarray:
+def _variant_reference(data: dict, p_ref: float, beta: float, eps: float) -> dict[str, np.ndarray]:
+    """The ``variant`` figure's numbers: the variant's fixed points, orbit and map curve, and Theorem 2's orbit."""
+    par = data["params"]
+    variant = Variant("mean" if par["meanOnly"] else "mean_var", check_scalar("alpha", check_alpha(par["alpha"])))
+    n = check_positive_int("n", int(par["n"]))
+    out = _fixed_points(p_ref, beta, eps, variant)
+    with np.errstate(over="ignore"):  # eps = 0: orbits may run off to logit +inf (p = 1)
+        out["z"] = variant_iterate_logit(p_ref, beta, eps, n, variant.normalization, variant.alpha)
+        out["z_paper"] = iterate_logit(p_ref, beta, eps, n)
+        out["logit_gx"] = variant(np.asarray(data["x"], dtype=float), logit(p_ref), beta, eps)
+    return out
+
+
+def error_growth(
+    z: object, beta: object, eps: object, normalization: str = "mean_var", alpha: float = 1.0
+) -> np.ndarray:
     """G_k = max over j <= i < k of |g'(z_j) ... g'(z_i)|: the most the orbit z_0..z_n amplified an error by step k.
 
     Two float64 implementations of the same map (numpy and a browser) round differently by about 1e-16 per step;
     after k steps their orbits can differ by about k 1e-16 G_k relative, so they must agree to 1e-9 where
     k G_k < 1e6 and may part ways in a chaotic orbit, where G_k grows like e^{lambda k} (Lyapunov exponent lambda).
     ``z`` has shape (n+1, ...) with beta, eps broadcasting against z[0]; returns G of the same shape (G_0 = 1).
+    ``normalization`` and ``alpha``: the orbit of a GRPO variant (:mod:`grpo_nb.variants`) instead of Theorem 2's.
     """
     z = np.asarray(z, dtype=float)
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-        log_d = np.nan_to_num(log_abs_logit_map_slope(z[:-1], beta, eps), nan=0.0, posinf=np.inf, neginf=-745.0)
+        if normalization == "mean_var" and alpha == 1.0:
+            log_slope = log_abs_logit_map_slope(z[:-1], beta, eps)
+        else:
+            log_slope = log_abs_variant_logit_map_slope(z[:-1], beta, eps, normalization, alpha)
+        log_d = np.nan_to_num(log_slope, nan=0.0, posinf=np.inf, neginf=-745.0)
     log_growth = np.zeros_like(z)
     run = np.zeros_like(z[0])  # max over j of the sum of log|g'| from j to the current step (a running "draw-up")
     for k in range(1, z.shape[0]):

@@ -11,8 +11,10 @@
  * grpo_nb/dynamics/fixed_points.py (every one of them, the one next to 1 included), the weights from Eq. 4 as in
  * grpo_nb/weights.py. tests/test_browser_figures.py checks the plotted numbers against grpo_nb in headless Chromium.
  *
- * A figure is a <div data-grpo-figure="map|orbit|weights|bifurcation" id=...> with optional data-beta, data-p-ref,
- * data-eps and data-n (its defaults) and a <p class="grpo-caption"> inside, which stays below the figure.
+ * A figure is a <div data-grpo-figure="map|orbit|weights|bifurcation|variant" id=...> with optional data-beta,
+ * data-p-ref, data-eps, data-n, data-alpha and data-normalization (its defaults) and a <p class="grpo-caption"> inside,
+ * which stays below the figure. The "variant" figure is the twin of grpo_nb/variants/map.py (the GRPO variants:
+ * mean-only normalisation, KL to the previous policy with weight 1 - alpha).
  * window.grpoFigures[id] exposes its state, its plotted numbers (.data), .redraw() and .set({beta, p_ref, eps, n}).
  */
 (function () {
@@ -51,6 +53,21 @@
     const z = new Float64Array(n + 1);
     z[0] = a;
     for (let k = 0; k < n; k++) z[k + 1] = logitMap(z[k], a, beta, eps);
+    return z;
+  }
+
+  /** A GRPO variant's map (variants.map.variant_logit_map): the anchor's logit alpha a + (1 - alpha) z plus the push
+   *  s(z)/beta, s = 1/sqrt(v + eps) (mean + variance, as logitMap with the anchor for a) or 1 (mean only). */
+  function variantMap(z, a, beta, eps, alpha, meanOnly) {
+    const anchor = alpha === 1 ? a : alpha === 0 ? z : alpha * a + (1 - alpha) * z;
+    return meanOnly ? anchor + 1 / beta : logitMap(z, anchor, beta, eps);
+  }
+
+  /** Logits z_0..z_n of a variant's orbit from p_0 = p_ref (variants.map.iterate_logit). */
+  function variantOrbit(a, beta, eps, n, alpha, meanOnly) {
+    const z = new Float64Array(n + 1);
+    z[0] = a;
+    for (let k = 0; k < n; k++) z[k + 1] = variantMap(z[k], a, beta, eps, alpha, meanOnly);
     return z;
   }
 
@@ -107,6 +124,18 @@
     return roots
       .sort((x, y) => x - y)
       .map((z) => ({ logit: z, slope: slope(z, beta, eps), stable: M.abs(slope(z, beta, eps)) < 1 }));
+  }
+
+  /** Every fixed point of a variant (variants.variant.Variant.fixed_points_grid): those of Theorem 2's map at
+   *  alpha beta (mean + variance) or a + 1/(alpha beta) (mean only), none for alpha = 0; multiplier
+   *  g'(z*) = (1 - alpha) + s'(z*)/beta, where s'/beta is Theorem 2's slope at beta (0 for mean only). */
+  function variantFixedPoints(a, beta, eps, alpha, meanOnly) {
+    if (alpha === 0) return [];
+    const roots = meanOnly ? [a + 1 / (alpha * beta)] : fixedPoints(a, alpha * beta, eps).map((f) => f.logit);
+    return roots.map((z) => {
+      const g = 1 - alpha + (meanOnly ? 0 : slope(z, beta, eps));
+      return { logit: z, slope: g, stable: M.abs(g) < 1 };
+    });
   }
 
   /** Eq. 4's weights (grpo_nb/weights.py): [(1-p), p] / sqrt(p(1-p) + eps). */
@@ -290,10 +319,10 @@
     ["unstable fixed point", "dot", "fp open"],
   ];
 
-  function fixedPointList(fps) {
+  function fixedPointList(fps, slopeName = "h′(p*)") {
     if (!fps.length) return "no fixed point (the orbit leaves for p = 1)";
     const one = (f) =>
-      `p* = ${fmtP(f.logit)} (logit ${fmt(f.logit, 4)}, h′(p*) = ${fmt(f.slope)}, ${f.stable ? "stable" : "unstable"})`;
+      `p* = ${fmtP(f.logit)} (logit ${fmt(f.logit, 4)}, ${slopeName} = ${fmt(f.slope)}, ${f.stable ? "stable" : "unstable"})`;
     return `${fps.length} fixed point${fps.length > 1 ? "s" : ""}: ${fps.map(one).join("; ")}`;
   }
 
@@ -413,6 +442,55 @@
     const cross = `the curves cross at p = 1/2, at height ${fmt(weights(0.5, eps)[0], 4)}`;
     fig.show([P.svg("Eq. 4: the weights against p")], `${ends}; ${cross}.`, items);
     return { p, omega_plus: plus, omega_minus: minus };
+  }
+
+  /** A GRPO variant: p_n against n, with the paper's orbit (alpha = 1, mean + variance) in grey, and the variant's
+   *  cobweb in logit coordinates around its orbit, with the variant's fixed points. */
+  function drawVariant(fig, [w1, w2]) {
+    const { beta, p_ref, eps, n, alpha, meanOnly } = fig.state;
+    const a = logit(p_ref);
+    const z = variantOrbit(a, beta, eps, n, alpha, meanOnly);
+    const zPaper = orbit(a, beta, eps, n);
+    const fps = variantFixedPoints(a, beta, eps, alpha, meanOnly);
+    const finite = Array.from(z).filter((v) => M.abs(v) < 1e4);
+    const pad = 0.1 * (M.max(...finite) - M.min(...finite)) + 1;
+    const [lo, hi] = [M.min(...finite) - pad, M.max(...finite) + pad];
+    const x = Array.from({ length: N_CURVE }, (_, k) => lo + ((hi - lo) * k) / (N_CURVE - 1));
+    const gx = x.map((v) => variantMap(v, a, beta, eps, alpha, meanOnly));
+    const name = `${meanOnly ? "mean-only" : "mean + variance"}, α = ${fmt(alpha)}`;
+    const h = M.round(M.min(0.9 * w1, 420));
+    const left = plot(w1, h, {
+      xlim: [0, n],
+      ylim: [0, 1.02],
+      title: `${params(fig.state)}, α = ${fmt(alpha)}`,
+      xlabel: "GRPO iteration n",
+      ylabel: `p${sub("n")}`,
+    });
+    const steps = Array.from(z, (_, k) => k);
+    left.line(steps, Array.from(zPaper, sigmoid), "muted");
+    left.line(steps, Array.from(z, sigmoid), "orbit thick");
+    const right = plot(w2, h, {
+      xlim: [lo, hi],
+      ylim: [lo, hi],
+      title: `cobweb: ${name}`,
+      xlabel: `logit p${sub("n−1")}`,
+      ylabel: `logit p${sub("n")}`,
+    });
+    right.line([lo, hi], [lo, hi], "ink dashed");
+    right.line(x, gx, "c0 thick");
+    cobweb(right, Array.from(z));
+    fps.forEach((f) => right.marker(f.logit, f.logit, f.stable ? "fp" : "fp open"));
+    const items = [
+      [`orbit of the variant (${name})`, "line", "orbit thick"],
+      ["the paper's orbit (α = 1, mean + variance)", "line", "muted"],
+      ["map g of the variant", "line", "c0 thick"],
+      ["diagonal", "line", "ink dashed"],
+      ...FP_ITEMS,
+    ];
+    const last = `After n = ${n} iterations p<sub>n</sub> = ${fmtP(z[n])}; the paper's iteration: ${fmtP(zPaper[n])}. `;
+    const svgs = [left.svg("a variant's p_n against n"), right.svg("cobweb plot")];
+    fig.show(svgs, last + fixedPointList(fps, "g′(z*)"), items);
+    return { z: Array.from(z), z_paper: Array.from(zPaper), x, logit_gx: gx, fixed_points: fps };
   }
 
   const BIF = { n: 300, lo: 0.2, hi: 30, T: 800, K: 64 }; // beta grid and orbit lengths of the diagram
@@ -548,6 +626,16 @@
       from: (v) => v,
       show: String,
     },
+    alpha: {
+      label: "α",
+      help: "weight α of the KL to the reference policy (1 − α: KL to the previous policy)",
+      min: 0,
+      max: 1,
+      step: 0.01,
+      to: (s) => s,
+      from: (v) => v,
+      show: (v) => fmt(v),
+    },
     betaIndex: {
       label: "β",
       help: "KL coefficient β picked on the diagram (log scale)",
@@ -562,7 +650,7 @@
 
   const KINDS = {
     map: { sliders: ["beta", "p_ref", "eps"], panels: 1, draw: drawMap },
-    orbit: { sliders: ["beta", "p_ref", "eps", "n"], panels: 2, draw: drawOrbit, toggle: true },
+    orbit: { sliders: ["beta", "p_ref", "eps", "n"], panels: 2, draw: drawOrbit, toggle: ["logitAxes", "logit axes"] },
     weights: { sliders: ["eps"], panels: 1, draw: drawWeights },
     bifurcation: {
       sliders: ["p_ref", "eps", "betaIndex", "n"],
@@ -570,6 +658,12 @@
       draw: drawBifurcation,
       pRefMin: -13.8,
       pRefMax: 0,
+    },
+    variant: {
+      sliders: ["beta", "p_ref", "eps", "alpha", "n"],
+      panels: 2,
+      draw: drawVariant,
+      toggle: ["meanOnly", "mean-only normalisation"],
     },
   };
 
@@ -586,6 +680,8 @@
       p_ref: num(d.pRef, 0.1),
       eps: num(d.eps, 1e-5),
       n: num(d.n, 60),
+      alpha: num(d.alpha, 1),
+      meanOnly: d.normalization === "mean",
       logitAxes: false,
     };
     state.betaIndex = nearestBeta(state.beta);
@@ -622,7 +718,8 @@
           values = { ...values, betaIndex: nearestBeta(values.beta) };
         Object.assign(state, values);
         for (const [key, input] of Object.entries(inputs)) sync(key, input);
-        root.querySelectorAll("input[type=checkbox]").forEach((box) => (box.checked = state.logitAxes));
+        const boxes = root.querySelectorAll("input[type=checkbox]");
+        if (kind.toggle) boxes.forEach((box) => (box.checked = state[kind.toggle[0]]));
         return fig.redraw();
       },
     };
@@ -647,9 +744,10 @@
       controls.append(label);
     }
     if (kind.toggle) {
+      const [key, text] = kind.toggle;
       const label = document.createElement("label");
-      label.innerHTML = '<input type="checkbox"> logit axes';
-      label.firstChild.addEventListener("change", (e) => fig.set({ logitAxes: e.target.checked }));
+      label.innerHTML = `<input type="checkbox"${state[key] ? " checked" : ""}> ${text}`;
+      label.firstChild.addEventListener("change", (e) => fig.set({ [key]: e.target.checked }));
       controls.append(label);
     }
     if (kind === KINDS.bifurcation) {

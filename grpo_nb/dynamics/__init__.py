@@ -5,8 +5,10 @@ and stability), ``attractor`` and ``orbit_kind`` (where the orbit from p_ref goe
 vectorised), and the logit map ``logit_map`` / ``logit_map_slope`` / ``logit_map_power`` that all of them share.
 Submodules: ``map`` (Thm 2, Prop 1), ``fixed_points``, ``paper_bounds`` (Thm 3's condition (2), Thm 4's bound),
 ``orbits`` (limit sets, Lyapunov exponents), ``regimes`` (maps over (beta, p_ref)), ``bifurcation`` and
-``high_precision`` (the hard-prompts chapter). The chapters' checks that return a table and its verdicts:
-``map_checks`` (policy dynamics), ``amplification_checks`` (amplification), ``hard_prompt_checks`` (hard prompts).
+``high_precision`` (the hard-prompts chapter), ``recursions`` (the interface through which fixed points, orbits and
+regimes take another recursion, ``variant=``, such as the GRPO variants of :mod:`grpo_nb.variants`). The chapters'
+checks that return a table and its verdicts: ``map_checks`` (policy dynamics), ``amplification_checks``
+(amplification), ``hard_prompt_checks`` (hard prompts).
 """
 
 from grpo_nb.dynamics.fixed_points import FixedPoint, fixed_points, fixed_points_grid
@@ -23,10 +25,13 @@ from grpo_nb.dynamics.map import (
     logit_map_slope,
 )
 from grpo_nb.dynamics.orbits import OrbitClass, OrbitKind, OrbitSummary, attractor, classify_orbits, orbit_kind
-from grpo_nb.dynamics.regimes import Regime
+from grpo_nb.dynamics.recursions import THEOREM2, LogitRecursion
+from grpo_nb.dynamics.regimes import Regime, regime_map
 
 __all__ = [
+    "THEOREM2",
     "FixedPoint",
+    "LogitRecursion",
     "OrbitClass",
     "OrbitKind",
     "OrbitSummary",
@@ -46,4 +51,5 @@ __all__ = [
     "logit_map_power",
     "logit_map_slope",
     "orbit_kind",
+    "regime_map",
 ]

@@ -23,7 +23,7 @@ a fixed point at 1 - 1e-300, where float64 rounds p* to 1.0, still gets its logi
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 from scipy.optimize.elementwise import find_root
@@ -31,6 +31,9 @@ from scipy.special import expit, logit
 
 from grpo_nb.dynamics.map import logit_map, logit_map_slope
 from grpo_nb.validation import check_map_params
+
+if TYPE_CHECKING:
+    from grpo_nb.dynamics.recursions import LogitRecursion
 
 __all__ = [
     "FixedPoint",
@@ -146,14 +149,20 @@ def monotone_brackets(a: np.ndarray, beta: np.ndarray, eps: np.ndarray) -> np.nd
     return np.stack([zeros, b1, b2, b3])
 
 
-def fixed_points_grid(p_ref: object, beta: object, eps: object) -> FixedPointGrid:
+def fixed_points_grid(
+    p_ref: object, beta: object, eps: object, *, variant: LogitRecursion | None = None
+) -> FixedPointGrid:
     """All fixed points of h_{eps, p_ref} (Thm 2) over broadcast arrays of (p_ref, beta, eps), vectorised.
 
     Returns logits sorted ascending in the last axis (length 3, NaN-padded), the slopes h'(p*) (Lemma 1, computed
     in logit space) and the number of fixed points. Logits are accurate to ~1e-15 relative (Chandrupatla on
     monotone brackets), including fixed points at logit 1e3..1e9 where p* = 1.0 in float64.
+    ``variant``: another recursion (:class:`~grpo_nb.dynamics.recursions.LogitRecursion`, e.g. a GRPO variant of
+    :mod:`grpo_nb.variants`), whose own ``fixed_points_grid`` then answers; None is Theorem 2's map.
     """
     p_ref, beta, eps = check_map_params(p_ref, beta, eps, broadcast=True)
+    if variant is not None:
+        return variant.fixed_points_grid(p_ref, beta, eps)
     a = logit(p_ref)
     shape = a.shape
     a, beta, eps = a.ravel(), beta.ravel(), eps.ravel()
@@ -180,13 +189,14 @@ def fixed_points_grid(p_ref: object, beta: object, eps: object) -> FixedPointGri
     return FixedPointGrid(logits.reshape(*shape, 3), slopes.reshape(*shape, 3), counts.reshape(shape))
 
 
-def fixed_points(p_ref: float, beta: float, eps: float) -> list[FixedPoint]:
+def fixed_points(p_ref: float, beta: float, eps: float, *, variant: LogitRecursion | None = None) -> list[FixedPoint]:
     """Every fixed point of h_{eps, p_ref} (Thm 2, Prop 1), sorted by logit, with slope h'(p*) and stability.
 
     Scalar arguments. For eps > 0 there are 1 or 3 (2 at a tangency); for eps = 0, 0 or 2 (p = 0, 1 excluded).
+    ``variant``: the fixed points of another recursion instead (see :func:`fixed_points_grid`).
     """
     check_map_params(p_ref, beta, eps, scalar=True)
-    grid = fixed_points_grid(p_ref, beta, eps)
+    grid = fixed_points_grid(p_ref, beta, eps, variant=variant)
     out = []
     for z, s in zip(grid.logits, grid.slopes, strict=True):
         if not np.isnan(z):

@@ -28,7 +28,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy.special import expit, logit
 
-from grpo_nb.dynamics.map import log_abs_logit_map_slope, logit_map, logit_map_power
+from grpo_nb.dynamics.recursions import THEOREM2, LogitRecursion
 from grpo_nb.validation import check_map_params, check_positive_int
 
 __all__ = [
@@ -89,14 +89,24 @@ class OrbitKind(NamedTuple):
     lyapunov: float
 
 
-def _window(z: np.ndarray, a: np.ndarray, beta: np.ndarray, eps: np.ndarray, n_lyapunov: int, n_keep: int):
+def _power(step: LogitRecursion, z: np.ndarray, a: np.ndarray, beta: np.ndarray, eps: np.ndarray, n: int):
+    """g^n(z) for the recursion ``step`` (for Theorem 2's map, the same operations as ``map.logit_map_power``)."""
+    z = np.asarray(z, dtype=float)
+    for _ in range(n):
+        z = step(z, a, beta, eps)
+    return z
+
+
+def _window(
+    step: LogitRecursion, z: np.ndarray, a: np.ndarray, beta: np.ndarray, eps: np.ndarray, n_lyapunov: int, n_keep: int
+):
     """Average log|g'| over n_lyapunov steps from z, then keep the last n_keep logits (shape (*s, n_keep))."""
     total = np.zeros_like(z)
     keep = np.empty((*z.shape, n_keep))
     start = n_lyapunov - n_keep
     for k in range(n_lyapunov):
-        total += log_abs_logit_map_slope(z, beta, eps)
-        z = logit_map(z, a, beta, eps)
+        total += step.log_abs_slope(z, beta, eps)
+        z = step(z, a, beta, eps)
         if k >= start:
             keep[..., k - start] = z
     with np.errstate(invalid="ignore"):
@@ -150,6 +160,7 @@ def classify_orbits(
     n_lyapunov: int = 4096,
     max_extensions: int = 4,
     chaos_threshold: float = 1e-3,
+    variant: LogitRecursion | None = None,
 ) -> OrbitSummary:
     """Classify the long-run orbit of Eq. (8) from p_0 = p_ref, vectorised over broadcast (p_ref, beta, eps).
 
@@ -165,6 +176,11 @@ def classify_orbits(
     Orbits that escape to logit +inf (eps = 0) are fixed points at p = 1 with exponent -inf.
     A chaotic verdict from float64 is evidence, not proof: see :mod:`grpo_nb.dynamics.high_precision`
     for the mpmath confirmation.
+
+    ``variant``: classify the orbits of another recursion (a :class:`~grpo_nb.dynamics.recursions.LogitRecursion`,
+    e.g. a GRPO variant of :mod:`grpo_nb.variants`); None is Theorem 2's map. For a variant, a grid point where g has
+    no fixed point and g(a) > a also counts as an escape to p = 1: then g(z) > z for every z (g is continuous), so the
+    orbit increases, and it cannot be bounded, since a bounded increasing orbit converges to a fixed point.
 
     Raises ValueError for beta <= 0, p_ref outside (0, 1), eps < 0, NaN, non-broadcastable shapes or bad
     integer/tolerance options.
@@ -183,23 +199,30 @@ def classify_orbits(
     if not (isinstance(chaos_threshold, (int, float)) and np.isfinite(chaos_threshold) and chaos_threshold >= 0):
         raise ValueError(f"chaos_threshold={chaos_threshold!r} is out of range; valid range is 0 <= chaos_threshold")
 
-    z = logit_map_power(a.copy(), a, beta, eps, transient)
-    z, lyap, keep = _window(z, a, beta, eps, n_lyapunov, n_keep)
+    step = THEOREM2 if variant is None else variant
+    z = _power(step, a.copy(), a, beta, eps, transient)
+    z, lyap, keep = _window(step, z, a, beta, eps, n_lyapunov, n_keep)
     period = _periods(keep, max_period, tol)
     slow = _converging_to(keep, period)
     escaped = ~np.isfinite(keep[..., -1])
+    if variant is not None:  # no fixed point and g(a) > a: the orbit increases without bound (see above)
+        no_fixed = variant.fixed_points_grid(p_ref.reshape(-1), beta, eps).counts == 0
+        escaped |= no_fixed & (step(a, a, beta, eps) > a)
+        escaped_always = escaped.copy()
 
     undecided = (((period == 0) & ~(lyap > chaos_threshold)) | (slow > 0)) & ~escaped
     for _ in range(max_extensions):
         if not undecided.any():
             break
         idx = np.nonzero(undecided)
-        zs = logit_map_power(z[idx], a[idx], beta[idx], eps[idx], transient)
-        zs, ls, ks = _window(zs, a[idx], beta[idx], eps[idx], n_lyapunov, n_keep)
+        zs = _power(step, z[idx], a[idx], beta[idx], eps[idx], transient)
+        zs, ls, ks = _window(step, zs, a[idx], beta[idx], eps[idx], n_lyapunov, n_keep)
         z[idx], lyap[idx], keep[idx] = zs, ls, ks
         period[idx] = _periods(ks, max_period, tol)
         slow[idx] = _converging_to(ks, period[idx])
         escaped[idx] = ~np.isfinite(ks[..., -1])
+        if variant is not None:
+            escaped |= escaped_always
         undecided = (((period == 0) & ~(lyap > chaos_threshold)) | (slow > 0)) & ~escaped
 
     # Still converging after every extension: the limit is the smaller cycle (window not yet at its limit).
@@ -228,27 +251,33 @@ def _scalar_summary(p_ref: object, beta: object, eps: object, **options) -> Orbi
     return classify_orbits(p_ref, beta, eps, **options)
 
 
-def orbit_kind(p_ref: object, beta: object, eps: object, **options) -> OrbitKind:
+def orbit_kind(
+    p_ref: object, beta: object, eps: object, *, variant: LogitRecursion | None = None, **options
+) -> OrbitKind:
     """Kind of the long-run orbit of Eq. (8) from p_ref, with its period and Lyapunov exponent lam.
 
     Returns ("fixed_point", 1, lam), ("cycle", k, lam) or ("chaotic", None, lam); lam is the Lyapunov
     exponent in logit coordinates. Scalars only; options go to :func:`classify_orbits`.
     A non-chaotic orbit with no resolved period is reported as ("cycle", -1, lam).
+    ``variant``: the orbit of another recursion (see :func:`classify_orbits`); None is Theorem 2's map.
     """
-    s = _scalar_summary(p_ref, beta, eps, **options)
+    s = _scalar_summary(p_ref, beta, eps, variant=variant, **options)
     kind = OrbitClass(int(s.kind)).label
     period = None if kind == "chaotic" else int(s.period)
     return OrbitKind(kind=kind, period=period, lyapunov=float(s.lyapunov))
 
 
-def attractor(p_ref: object, beta: object, eps: object, **options) -> tuple[float, ...]:
+def attractor(
+    p_ref: object, beta: object, eps: object, *, variant: LogitRecursion | None = None, **options
+) -> tuple[float, ...]:
     """The limit set of the orbit from p_ref: (p*,) for a fixed point, the k values of a k-cycle in orbit order.
 
     The cycle starts at its smallest logit. Values are sigmoid(logit), so a point within 1e-16 of 1 reads
     1.0 (use :func:`classify_orbits` for the logits). Never reports a chaotic orbit as a cycle: raises
     ChaoticOrbitError when the orbit is chaotic or its period is unresolved (no finite limit set found).
+    ``variant``: the orbit of another recursion (see :func:`classify_orbits`); None is Theorem 2's map.
     """
-    s = _scalar_summary(p_ref, beta, eps, **options)
+    s = _scalar_summary(p_ref, beta, eps, variant=variant, **options)
     period = int(s.period)
     if period <= 0:
         raise ChaoticOrbitError(

@@ -28,6 +28,7 @@ import numpy as np
 from grpo_nb.dynamics.fixed_points import fixed_points_grid
 from grpo_nb.dynamics.map import bernoulli_variance_of_logit
 from grpo_nb.dynamics.orbits import OrbitClass, classify_orbits
+from grpo_nb.dynamics.recursions import THEOREM2, LogitRecursion
 from grpo_nb.validation import check_beta, check_eps, check_p_ref
 
 __all__ = ["Regime", "RegimeMap", "regime_map"]
@@ -86,12 +87,23 @@ class RegimeMap:
         return out
 
 
-def regime_map(p_ref: object, beta: object, eps: float, *, match_rtol: float = 1e-6, **orbit_options) -> RegimeMap:
+def regime_map(
+    p_ref: object,
+    beta: object,
+    eps: float,
+    *,
+    match_rtol: float = 1e-6,
+    variant: LogitRecursion | None = None,
+    **orbit_options,
+) -> RegimeMap:
     """Label each (p_ref, beta) by where the orbit from p_ref goes (see module docstring). Vectorised.
 
     ``eps`` is a scalar; ``orbit_options`` go to :func:`grpo_nb.dynamics.orbits.classify_orbits` (transient,
     tolerances). A converged orbit is matched to the fixed point nearest to its limit logit, within
     ``match_rtol`` relative (a failed match raises RuntimeError: it would mean a fixed point was missed).
+    ``variant``: the regimes of another recursion (a :class:`~grpo_nb.dynamics.recursions.LogitRecursion`, e.g. a GRPO
+    variant of :mod:`grpo_nb.variants`), with its own fixed points and orbits; None is Theorem 2's map. A recursion in
+    which eps does not enter (``uses_eps`` False) has no "next to 1" regime except the escape to p = 1.
     """
     p_ref, beta, eps_arr = check_p_ref(p_ref), check_beta(beta), check_eps(eps)
     if eps_arr.ndim:
@@ -100,8 +112,9 @@ def regime_map(p_ref: object, beta: object, eps: float, *, match_rtol: float = 1
         raise ValueError(f"match_rtol={match_rtol!r} is out of range; valid range is 0 < match_rtol < 1")
     eps = float(eps_arr)
     p_ref, beta = np.broadcast_arrays(p_ref, beta)
-    fps = fixed_points_grid(p_ref, beta, eps)
-    orbit = classify_orbits(p_ref, beta, eps, **orbit_options)
+    fps = fixed_points_grid(p_ref, beta, eps, variant=variant)
+    orbit = classify_orbits(p_ref, beta, eps, variant=variant, **orbit_options)
+    uses_eps = (THEOREM2 if variant is None else variant).uses_eps
 
     converged = orbit.kind == OrbitClass.FIXED_POINT
     limit = np.where(converged, orbit.limit_logits[..., -1], np.nan)
@@ -121,7 +134,7 @@ def regime_map(p_ref: object, beta: object, eps: float, *, match_rtol: float = 1
     matched = np.where(converged & ~escaped, matched, -1)
 
     with np.errstate(invalid="ignore"):
-        near_one = np.where(escaped, True, bernoulli_variance_of_logit(limit) < eps)
+        near_one = np.where(escaped, True, uses_eps & (bernoulli_variance_of_logit(limit) < eps))
     regime = np.full(p_ref.shape, Regime.CHAOTIC, dtype=int)
     regime[orbit.kind == OrbitClass.CYCLE] = Regime.CYCLE
     regime[converged] = np.where(near_one[converged], Regime.NEAR_ONE, Regime.INTERIOR)

@@ -157,17 +157,21 @@ _REGIME_COLORS = {
 }
 
 
-def plot_regime_maps(panels: Sequence[dict], title: str = "") -> Figure:
-    """The regime map over (beta, p_ref), one panel per eps.
+def plot_regime_maps(panels: Sequence[dict], title: str = "", ncols: int | None = None) -> Figure:
+    """The regime map over (beta, p_ref), one panel per eps (or per variant), ``ncols`` panels a row (default: all).
 
     Each panel dict has ``beta`` (1-D), ``p_ref`` (1-D), ``regime`` (len(p_ref), len(beta)) with
     :class:`grpo_nb.dynamics.regimes.Regime` codes; ``stable_elsewhere`` and ``no_stable`` boolean masks
     (hatched / dotted), ``marks`` (list of (beta, p_ref, label) points) and ``title``.
     """
-    fig, axes = plt.subplots(1, len(panels), figsize=(5.4 * len(panels), 4.4), layout="constrained", squeeze=False)
+    ncols = len(panels) if ncols is None else ncols
+    nrows = -(-len(panels) // ncols)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(5.4 * ncols, 4.4 * nrows), layout="constrained", squeeze=False)
+    for ax in axes.flat[len(panels) :]:
+        ax.set_visible(False)
     cmap = ListedColormap([_REGIME_COLORS[r] for r in Regime])
     norm = BoundaryNorm(np.arange(len(Regime) + 1) - 0.5, cmap.N)
-    for ax, panel in zip(axes[0], panels, strict=True):
+    for ax, panel in zip(axes.flat, panels, strict=False):
         beta, p_ref = panel["beta"], panel["p_ref"]
         ax.pcolormesh(beta, p_ref, panel["regime"], cmap=cmap, norm=norm, shading="auto")
         ax.contourf(
@@ -181,7 +185,8 @@ def plot_regime_maps(panels: Sequence[dict], title: str = "") -> Figure:
         ax.set_yscale("logit")
         ax.set_xlabel(r"$\beta$")
         ax.set_title(panel["title"], fontsize=10)
-    axes[0, 0].set_ylabel(r"$p_{ref}$ (logit scale)")
+    for row in axes:
+        row[0].set_ylabel(r"$p_{ref}$ (logit scale)")
     handles = [Patch(color=_REGIME_COLORS[r], label=r.label) for r in Regime]
     handles += [
         Patch(facecolor="none", edgecolor="black", hatch="////", label="a stable fixed point is not reached"),

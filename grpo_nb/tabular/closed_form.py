@@ -21,14 +21,17 @@ from tqdm.auto import tqdm
 from grpo_nb.report import Table
 from grpo_nb.tabular.policy import expected_reward, gibbs_log_policy
 from grpo_nb.validation import (
+    check_alpha,
     check_beta,
     check_binary_reward,
     check_eps,
+    check_normalization,
     check_p,
     check_policy,
     check_positive_int,
+    check_scalar,
 )
-from grpo_nb.weights import stabilised_advantage
+from grpo_nb.weights import centred_advantage, stabilised_advantage
 
 __all__ = [
     "grpo_objective",
@@ -47,7 +50,7 @@ def success_probability(pi: object, reward: object) -> float:
     return float(expected_reward(pi, reward))
 
 
-def _validated(pi_ref: object, pi_prev: object, reward: object, beta: object, eps: object):
+def _validated(pi_ref: object, pi_prev: object, reward: object, beta: object, eps: object, normalization="mean_var"):
     pi_ref = check_policy("pi_ref", pi_ref)
     pi_prev = check_policy("pi_prev", pi_prev)
     if pi_prev.shape != pi_ref.shape:
@@ -57,12 +60,21 @@ def _validated(pi_ref: object, pi_prev: object, reward: object, beta: object, ep
     if beta.ndim or eps.ndim:
         raise ValueError(f"beta={beta!r}, eps={eps!r} must be scalars; valid: single real numbers")
     p_prev = float(expected_reward(pi_prev, reward))
-    check_p(p_prev, eps, name="p_prev (success probability of pi_prev)")
+    if check_normalization(normalization) == "mean_var":  # mean-only centring needs no variance: p in [0, 1]
+        check_p(p_prev, eps, name="p_prev (success probability of pi_prev)")
     return pi_ref, reward, float(beta), float(eps), p_prev
 
 
-def _scores(reward: np.ndarray, p_prev: float, eps: float) -> np.ndarray:
+def _scores(reward: np.ndarray, p_prev: float, eps: float, normalization: str = "mean_var") -> np.ndarray:
+    if normalization == "mean":
+        return np.asarray(centred_advantage(reward, p_prev))
     return np.asarray(stabilised_advantage(reward, p_prev, eps))
+
+
+def _kl_weights(alpha: object) -> tuple[float, float]:
+    """(alpha, 1 - alpha): the weights of KL(pi || pi_ref) and KL(pi || pi_prev) in the regulariser."""
+    alpha = check_scalar("alpha", check_alpha(alpha))
+    return alpha, 1.0 - alpha
 
 
 def grpo_objective(pi: object, pi_ref: object, pi_prev: object, reward: object, beta: float, eps: float) -> float:
@@ -101,6 +113,8 @@ def solve_grpo_step(
     step_size: float = 0.3,
     max_iter: int = 2000,
     newton_steps: int = 20,
+    normalization: str = "mean_var",
+    alpha: float = 1.0,
 ) -> np.ndarray:
     """Maximise J(pi) over the simplex numerically, independently of Theorem 1's formula.
 
@@ -110,15 +124,26 @@ def solve_grpo_step(
     factor 1 - step_size per step), until the update is below 1e-15; then equality-constrained Newton steps on
     the simplex (Hessian diag(-beta/pi), step (pi/beta)(q - <pi, q>), halved until pi stays positive and J
     does not drop). Only the gradient and Hessian of J are used, never the Gibbs formula.
+
+    The GRPO variants (:mod:`grpo_nb.variants`) change J in two places, and the solver follows: ``normalization="mean"``
+    scores outcomes with the mean-only advantage r - p instead of Eq. 4's, and ``alpha`` < 1 regularises with
+    beta [alpha KL(pi || pi_ref) + (1 - alpha) KL(pi || pi_prev)], whose gradient
+    beta (log pi + 1 - alpha log pi_ref - (1 - alpha) log pi_prev) replaces beta (log pi + 1 - log pi_ref) above
+    (the support is then where every KL term with a positive weight is finite).
     """
-    pi_ref, reward, beta, eps, p_prev = _validated(pi_ref, pi_prev, reward, beta, eps)
+    pi_ref, reward, beta, eps, p_prev = _validated(pi_ref, pi_prev, reward, beta, eps, normalization)
+    pi_prev = np.asarray(pi_prev, dtype=float)
+    w_ref, w_prev = _kl_weights(alpha)
     if not (isinstance(step_size, float) and 0 < step_size < 1):
         raise ValueError(f"step_size={step_size!r} is out of range; valid range is 0 < step_size < 1")
     max_iter = check_positive_int("max_iter", max_iter)
     newton_steps = check_positive_int("newton_steps", newton_steps, minimum=0)
-    support = pi_ref > 0
-    log_ref = np.log(pi_ref[support])
-    c = _scores(reward, p_prev, eps)[support]
+    # a KL term with a positive weight is infinite off its reference's support
+    support = ((pi_ref > 0) | (w_ref == 0)) & ((pi_prev > 0) | (w_prev == 0))
+    # the gradient of beta [w_ref KL(pi || pi_ref) + w_prev KL(pi || pi_prev)] is beta (log pi + 1 - log_ref) with
+    # log_ref = w_ref log pi_ref + w_prev log pi_prev (a term of weight 0 drops out); w_ref = 1 is the paper's case
+    log_ref = sum(w * np.log(q[support]) for w, q in ((w_ref, pi_ref), (w_prev, pi_prev)) if w > 0)
+    c = _scores(reward, p_prev, eps, normalization)[support]
 
     def gradient(log_pi: np.ndarray) -> np.ndarray:
         return c - beta * (log_pi - log_ref + 1.0)

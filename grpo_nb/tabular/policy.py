@@ -15,8 +15,8 @@ import numpy as np
 from scipy.special import logsumexp
 
 from grpo_nb.clipping import clipped_term
-from grpo_nb.validation import check_beta
-from grpo_nb.weights import omega_minus, omega_plus, stabilised_advantage
+from grpo_nb.validation import check_beta, check_eps, check_normalization
+from grpo_nb.weights import centred_advantage, omega_minus, omega_plus, stabilised_advantage
 
 __all__ = ["contrastive_decomposition_gap", "expected_reward", "gibbs_log_policy", "total_variation"]
 
@@ -37,18 +37,28 @@ def total_variation(a: object, b: object) -> np.ndarray:
     return 0.5 * np.sum(np.abs(a - b), axis=-1)
 
 
-def gibbs_log_policy(log_pi_ref: object, reward: object, p_prev: object, beta: object, eps: object) -> np.ndarray:
+def gibbs_log_policy(
+    log_pi_ref: object, reward: object, p_prev: object, beta: object, eps: object, *, normalization: str = "mean_var"
+) -> np.ndarray:
     """Theorem 1: log pi_n(o) = log pi_ref(o) + A(o)/beta - log Z_{n-1}, normalised over the last axis.
 
     ``log_pi_ref`` and ``reward`` have shape (..., O); ``p_prev`` has shape (...) (one success probability of
     pi_{n-1} per row). Outcomes with log pi_ref = -inf keep probability 0. Computed with logsumexp, so no overflow
     for small beta. ValueError for bad beta, eps, p_prev or rewards (eps = 0 needs 0 < p_prev < 1, Remark 1).
+    ``normalization``: "mean_var" (Eq. 4's stabilised advantage) or "mean" (mean-only, A = r - p, eps unused). The
+    anchor ``log_pi_ref`` need not be normalised (the variants of :mod:`grpo_nb.variants` pass
+    alpha log pi_ref + (1 - alpha) log pi_{n-1}).
     """
     beta = check_beta(beta)
     log_ref = np.asarray(log_pi_ref, dtype=float)
     p = np.asarray(p_prev, dtype=float)[..., None]
+    if check_normalization(normalization) == "mean":
+        check_eps(eps)
+        advantage = centred_advantage(reward, p)
+    else:
+        advantage = stabilised_advantage(reward, p, eps)
     with np.errstate(divide="ignore"):
-        tilt = log_ref + np.asarray(stabilised_advantage(reward, p, eps)) / beta
+        tilt = log_ref + np.asarray(advantage) / beta
     return tilt - logsumexp(tilt, axis=-1, keepdims=True)
 
 

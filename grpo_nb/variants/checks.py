@@ -1,0 +1,586 @@
+"""The variants chapter's checks, each returning its table and the values its asserts need.
+
+* :func:`solver_agreement`: every closed-form policy against the numerical solver of :mod:`grpo_nb.tabular`.
+* :func:`recursion_agreement`: tabular runs from pi_0 = pi_ref against :func:`grpo_nb.variants.iterate`.
+* :func:`mean_only_fixed_point`: mean-only normalisation with KL to pi_ref reaches its fixed point in one step.
+* :func:`mirror_survey`: alpha = 0 has no fixed point, its orbits increase, and they run to p = 1.
+* :func:`renyi_check`: the Rényi correction vanishes from pi_ref, and from any other start it is what the
+  one-dimensional recursion misses; it decays like (1 - alpha)^{2n}.
+* :func:`fixed_point_comparison`: alpha < 1 against alpha = 1: the fixed points are Theorem 2's at alpha beta.
+* :func:`regime_survey` and :func:`cycle_frontier`: the regime maps of the variants, and where their cycles live.
+* :func:`effective_beta_check`: variance normalisation is mean-only normalisation with beta_eff = beta sqrt(p(1-p)+eps).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.special import expit, logit
+from tqdm.auto import tqdm
+
+from grpo_nb.dynamics.fixed_points import fixed_points, fixed_points_grid
+from grpo_nb.dynamics.orbits import classify_orbits, orbit_kind
+from grpo_nb.dynamics.regimes import Regime, RegimeMap, regime_map
+from grpo_nb.report import Table
+from grpo_nb.tabular.policy import expected_reward
+from grpo_nb.validation import check_map_params, check_positive_int
+from grpo_nb.variants.map import effective_beta, iterate_logit, variant_logit_map
+from grpo_nb.variants.policy import (
+    policy_orbit,
+    policy_step,
+    renyi_correction,
+    renyi_recursion_logit,
+    solve_policy_step,
+    success_logit,
+)
+from grpo_nb.variants.variant import Variant
+
+__all__ = [
+    "ALL_VARIANTS",
+    "CycleFrontier",
+    "EffectiveBetaCheck",
+    "FixedPointComparison",
+    "MeanOnlyCheck",
+    "MirrorSurvey",
+    "RecursionAgreement",
+    "RenyiCheck",
+    "SolverAgreement",
+    "cycle_frontier",
+    "effective_beta_check",
+    "fixed_point_comparison",
+    "fixed_point_rows",
+    "fixed_point_table",
+    "mean_only_fixed_point",
+    "mirror_survey",
+    "orbit_row",
+    "orbit_table",
+    "random_instance",
+    "recursion_agreement",
+    "regime_survey",
+    "renyi_check",
+    "solver_agreement",
+]
+
+NORMALIZATIONS = ("mean_var", "mean")
+_NAMES = {"mean_var": "mean+var", "mean": "mean-only"}
+#: The variants the chapter compares: the paper's iteration first, then mean+var with both KLs and the mirror step,
+#: then mean-only with KL to pi_ref, both KLs and the mirror step.
+ALL_VARIANTS = (
+    Variant("mean_var", 1.0),
+    Variant("mean_var", 0.5),
+    Variant("mean_var", 0.3),
+    Variant("mean_var", 0.0),
+    Variant("mean", 1.0),
+    Variant("mean", 0.5),
+    Variant("mean", 0.0),
+)
+
+
+def _small(x: float, threshold: float = 1e-12) -> str:
+    """A difference at rounding level, shown as a bound (fixed text: the last digits of rounding vary)."""
+    return f"< {threshold:.0e}" if x < threshold else f"{x:.1e}"
+
+
+def random_instance(rng: np.random.Generator, n_outcomes: int = 40) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    """pi_ref ~ Dirichlet(1/2), pi_prev ~ Dirichlet(1), a 0/1 reward with both values, beta log-uniform in [0.1, 10]."""
+    n_outcomes = check_positive_int("n_outcomes", n_outcomes, minimum=2)
+    pi_ref = rng.dirichlet(np.full(n_outcomes, 0.5))
+    pi_prev = rng.dirichlet(np.ones(n_outcomes))
+    reward = (rng.random(n_outcomes) < rng.uniform(0.05, 0.95)).astype(float)
+    reward[:2] = (1.0, 0.0)
+    return pi_ref, pi_prev, reward, float(10 ** rng.uniform(-1, 1))
+
+
+@dataclass(frozen=True)
+class SolverAgreement:
+    """max |closed form - numerical solver| per (normalisation, eps, alpha); the same for the alpha = 1 formula."""
+
+    table: Table
+    worst: float
+    wrong_anchor_smallest: float
+
+
+def solver_agreement(
+    rng: np.random.Generator,
+    alphas: Sequence[float] = (0.0, 0.3, 0.5, 1.0),
+    eps_values: Sequence[float] = (0.0, 1e-5, 1e-2),
+    n_instances: int = 4,
+    n_outcomes: int = 40,
+) -> SolverAgreement:
+    """:func:`grpo_nb.variants.policy_step` against :func:`grpo_nb.variants.solve_policy_step` on random instances.
+
+    For every normalisation, eps and alpha, ``n_instances`` instances of :func:`random_instance`. As a control, the
+    paper's formula (anchor pi_ref alone, alpha = 1) is compared with the solver for each alpha < 1: the smallest of
+    those gaps is ``wrong_anchor_smallest`` (a check that could not tell the anchors apart would make it tiny).
+    """
+    n_instances = check_positive_int("n_instances", n_instances)
+    rows, worst, wrong = [], 0.0, np.inf
+    cases = [(nz, e) for nz in NORMALIZATIONS for e in eps_values]
+    for normalization, eps in tqdm(cases, desc="closed form vs solver"):
+        row = [_NAMES[normalization], f"{eps:g}"]
+        for alpha in alphas:
+            err = 0.0
+            for _ in range(n_instances):
+                pi_ref, pi_prev, reward, beta = random_instance(rng, n_outcomes)
+                args = (pi_ref, pi_prev, reward, beta, eps, normalization)
+                numeric = solve_policy_step(*args, alpha)
+                err = max(err, float(np.max(np.abs(policy_step(*args, alpha) - numeric))))
+                if alpha < 1:
+                    wrong = min(wrong, float(np.max(np.abs(policy_step(*args, 1.0) - numeric))))
+            worst = max(worst, err)
+            row.append(_small(err))
+        rows.append(row)
+    headers = ["normalisation", "ε", *(f"α = {a:g}" for a in alphas)]
+    return SolverAgreement(Table(headers, rows, ".0e"), worst, wrong)
+
+
+@dataclass(frozen=True)
+class RecursionAgreement:
+    """Per variant: the largest |p_n (tabular) - p_n (variants.iterate)| along the run; the worst over variants."""
+
+    table: Table
+    worst: float
+
+
+def recursion_agreement(
+    rng: np.random.Generator,
+    alphas: Sequence[float] = (0.0, 0.3, 0.5, 1.0),
+    eps: float = 1e-2,
+    n_steps: int = 15,
+    n_instances: int = 3,
+) -> RecursionAgreement:
+    """Exact tabular runs from pi_0 = pi_ref (:func:`grpo_nb.variants.policy_orbit`) against the logit recursion."""
+    rows, worst = [], 0.0
+    for normalization in NORMALIZATIONS:
+        for alpha in alphas:
+            err, last = 0.0, []
+            for _ in range(n_instances):
+                pi_ref, _, reward, beta = random_instance(rng)
+                p = expected_reward(policy_orbit(pi_ref, reward, beta, eps, n_steps, normalization, alpha), reward)
+                with np.errstate(over="ignore"):
+                    predicted = expit(iterate_logit(float(pi_ref @ reward), beta, eps, n_steps, normalization, alpha))
+                err = max(err, float(np.max(np.abs(p - predicted))))
+                last.append(f"{p[0]:.3f} → {p[-1]:.3f}")
+            worst = max(worst, err)
+            rows.append([_NAMES[normalization], alpha, _small(err), ", ".join(last)])
+    headers = ["normalisation", "α", f"max |p_n tabular − p_n recursion|, n ≤ {n_steps}", f"p_0 → p_{n_steps} per run"]
+    return RecursionAgreement(Table(headers, rows, ".3g"), worst)
+
+
+@dataclass(frozen=True)
+class MeanOnlyCheck:
+    """Mean-only normalisation with alpha = 1 on a grid: steps to the fixed point, its value, eps independence."""
+
+    table: Table
+    steps_to_fixed_point: np.ndarray
+    max_offset_error: float
+    eps_independent: bool
+    fixed_point_error: float
+    superstable: bool
+    tabular_drift: float
+
+
+def mean_only_fixed_point(
+    p_ref: np.ndarray, beta: np.ndarray, eps_values: Sequence[float], rng: np.random.Generator, n: int = 20
+) -> MeanOnlyCheck:
+    """z_n of "mean", alpha = 1 over broadcast (p_ref, beta) for each eps, and the fixed points of the dynamics code.
+
+    steps_to_fixed_point: the first n with z_n = z_{n+1} = ... = z_N exactly (per grid point); max_offset_error:
+    the largest |z_1 - a - 1/beta| relative to 1/beta; fixed_point_error: |fixed point of the machinery - z_1|;
+    superstable: every fixed point has slope 0; tabular_drift: max |p_n - p_1| (n >= 1) of exact tabular runs.
+    """
+    variant = Variant("mean", 1.0)
+    check_map_params(p_ref, beta, 0.0)
+    z_all = np.stack([iterate_logit(p_ref, beta, e, n, "mean", 1.0) for e in eps_values])
+    eps_independent = bool(all(np.array_equal(z_all[0], z) for z in z_all[1:]))
+    z = z_all[0]
+    moving = z != z[-1]  # the steps are those up to the last logit that still differs from the final one
+    steps = np.where(moving.any(axis=0), n + 1 - np.argmax(moving[::-1], axis=0), 0)
+    offset_error = float(np.max(np.abs(z[1] - z[0] - 1.0 / beta) * beta))
+    grid = fixed_points_grid(p_ref, beta, eps_values[0], variant=variant)
+    fp_error = float(np.max(np.abs(grid.logits[..., 0] - z[1]) / np.maximum(1.0, np.abs(z[1]))))
+    superstable = bool(np.all(grid.counts == 1) and np.all(grid.slopes[..., 0] == 0))
+    drift = 0.0
+    for _ in range(4):
+        pi_ref, _, reward, b = random_instance(rng)
+        p = expected_reward(policy_orbit(pi_ref, reward, b, 1e-5, 6, "mean", 1.0), reward)
+        drift = max(drift, float(np.max(np.abs(p[2:] - p[1]))))
+    rows = []
+    for pr, b in ((1e-3, 0.1), (1e-3, 1.0), (1e-3, 10.0), (0.1, 1.0), (0.5, 1.0), (0.9, 1.0)):
+        zz = iterate_logit(pr, b, 1e-5, 3, "mean", 1.0)
+        closed = pr * np.exp(1 / b) / (1 - pr + pr * np.exp(1 / b))
+        rows.append([pr, b, expit(zz[1]), expit(zz[3]), closed])
+    headers = ["p_ref", "β", "p_1", "p_3", "p_ref e^{1/β} / (1 − p_ref + p_ref e^{1/β})"]
+    return MeanOnlyCheck(
+        Table(headers, rows, ".6g"), steps, offset_error, eps_independent, fp_error, superstable, drift
+    )
+
+
+@dataclass(frozen=True)
+class MirrorSurvey:
+    """alpha = 0 over a grid, per normalisation and eps: fixed points, monotonicity, the increments' bounds, p -> 1."""
+
+    table: Table
+    any_fixed_point: bool
+    increments_within_bounds: bool
+    all_escape: bool
+    tabular_monotone: bool
+
+
+def _steps_to(p_ref: float, beta: float, eps: float, normalization: str, target: float, n_max: int = 2000) -> int:
+    """The first n with p_n > target along the mirror orbit (-1 if not within n_max steps)."""
+    with np.errstate(over="ignore"):
+        z = iterate_logit(p_ref, beta, eps, n_max, normalization, 0.0)
+    above = z > logit(target)
+    return int(np.argmax(above)) if above.any() else -1
+
+
+def mirror_survey(
+    p_ref: np.ndarray,
+    beta: np.ndarray,
+    eps_values: Sequence[float],
+    rng: np.random.Generator,
+    n: int = 200,
+) -> MirrorSurvey:
+    """The mirror step (alpha = 0) over broadcast (p_ref, beta), for both normalisations and each eps.
+
+    The increments z_n - z_{n-1} = s(z_{n-1})/beta are checked against 1/(beta sqrt(1/4 + eps)) <= s/beta <=
+    1/(beta sqrt(eps)) ("mean": exactly 1/beta), up to the rounding of z_n (4 ulp); the orbits are classified by the
+    dynamics machinery; exact tabular mirror runs from random pi_0 are checked to increase p_n. The table gives the
+    number of steps from p_ref = 0.001 to p > 0.99 for beta = 1 and 10 (mean-only: ceil(beta logit-gap)).
+    """
+    check_map_params(p_ref, beta, 0.0)
+    rows, any_fp, within, escape = [], False, True, True
+    for normalization in NORMALIZATIONS:
+        for eps in eps_values if normalization == "mean_var" else eps_values[:1]:
+            variant = Variant(normalization, 0.0)
+            any_fp |= bool(np.any(fixed_points_grid(p_ref, beta, eps, variant=variant).counts))
+            with np.errstate(over="ignore", invalid="ignore"):
+                z = iterate_logit(p_ref, beta, eps, n, normalization, 0.0)
+                steps = np.diff(z, axis=0)
+            lo = 1.0 / (beta * np.sqrt(0.25 + eps)) if normalization == "mean_var" else 1.0 / beta
+            hi = lo if normalization == "mean" else 1.0 / (beta * np.sqrt(eps)) if eps > 0 else np.inf
+            finite = np.isfinite(steps)
+            slack = 4 * np.finfo(float).eps * np.maximum(1.0, np.abs(z[1:]))
+            lo_b, hi_b = np.broadcast_to(lo, steps.shape), np.broadcast_to(hi, steps.shape)
+            within &= bool(np.all(steps[finite] >= lo_b[finite] * (1 - 1e-12) - slack[finite]))
+            within &= bool(np.all(steps[finite] <= hi_b[finite] * (1 + 1e-12) + slack[finite]))
+            within &= bool(np.all(np.isposinf(z[1:][~np.isfinite(z[1:])])))
+            options = {"transient": 200, "n_keep": 64, "n_lyapunov": 128, "max_period": 16}
+            summary = classify_orbits(p_ref, beta, eps, variant=variant, **options)
+            escape &= bool(np.all(np.isposinf(summary.limit_logits[..., -1])))
+            label = eps if normalization == "mean_var" else "any"
+            rows.append(
+                [_NAMES[normalization], label, *(_steps_to(1e-3, b, eps, normalization, 0.99) for b in (1, 10))]
+            )
+    monotone = True
+    for normalization in NORMALIZATIONS:
+        pi_ref, pi_0, reward, b = random_instance(rng)
+        p = expected_reward(policy_orbit(pi_ref, reward, b, 1e-5, 30, normalization, 0.0, pi_0=pi_0), reward)
+        monotone &= bool(np.all(np.diff(p) >= 0) and p[-1] > p[0])
+    headers = ["normalisation", "ε", "steps 0.001 → 0.99, β = 1", "steps 0.001 → 0.99, β = 10"]
+    return MirrorSurvey(Table(headers, rows, ".3g"), any_fp, within, escape, monotone)
+
+
+def _decay_rate(terms: np.ndarray, floor: float = 1e-11) -> float:
+    """Mean of log|R_n / R_{n-1}| over the last four steps with |R| above ``floor`` (rounding level below it)."""
+    log_r = np.log(np.abs(terms[np.abs(terms) > floor]))
+    return float(np.mean(np.diff(log_r)[-4:]))
+
+
+@dataclass(frozen=True)
+class RenyiCheck:
+    """Per (alpha, normalisation): the Rényi term from pi_ref, and from another start what it corrects and how fast."""
+
+    table: Table
+    from_ref_max: float
+    from_ref_recursion_error: float
+    corrected_error: float
+    uncorrected_smallest: float
+    decay_rates: np.ndarray
+    predicted_rates: np.ndarray
+    corrections: dict
+
+
+def renyi_check(
+    rng: np.random.Generator,
+    alphas: Sequence[float] = (0.3, 0.5, 0.7),
+    n_steps: int = 20,
+    beta: float = 1.0,
+    eps: float = 1e-2,
+) -> RenyiCheck:
+    """Exact tabular runs of 0 < alpha < 1, from pi_0 = pi_ref and from a random pi_0 with the same support.
+
+    from pi_ref: the largest |Rényi term| and |logit p_n - recursion| over the run; from pi_0: the Rényi form of the
+    recursion (:func:`grpo_nb.variants.renyi_recursion_logit`) against the tabular logit p_n, with and without the
+    term, and the decay rate of the term, log|R_n/R_{n-1}| averaged over the last four steps where |R_n| > 1e-11,
+    against 2 log(1 - alpha).
+    """
+    pi_ref, pi_0, reward, _ = random_instance(rng, 30)
+    rows, from_ref, ref_err, corr_err, uncorr, rates, predicted, series = [], 0.0, 0.0, 0.0, np.inf, [], [], {}
+    for alpha in alphas:
+        for normalization in NORMALIZATIONS:
+            ref_run = policy_orbit(pi_ref, reward, beta, eps, n_steps, normalization, alpha)
+            other = policy_orbit(pi_ref, reward, beta, eps, n_steps, normalization, alpha, pi_0=pi_0)
+            terms_ref = np.array([abs(renyi_correction(pi_ref, pi, reward, alpha)) for pi in ref_run])
+            p_ref = float(pi_ref @ reward)
+            z_map = iterate_logit(p_ref, beta, eps, n_steps, normalization, alpha)
+            ref_error = float(np.max(np.abs(success_logit(ref_run, reward) - z_map) / np.maximum(1.0, np.abs(z_map))))
+            z_next = success_logit(other[1:], reward)
+            corrected = np.array(
+                [renyi_recursion_logit(pi_ref, pi, reward, beta, eps, normalization, alpha) for pi in other[:-1]]
+            )
+            plain = np.array(
+                [
+                    renyi_recursion_logit(pi_ref, pi, reward, beta, eps, normalization, alpha, corrected=False)
+                    for pi in other[:-1]
+                ]
+            )
+            terms = np.array([renyi_correction(pi_ref, pi, reward, alpha) for pi in other])
+            rate = _decay_rate(terms)
+            from_ref, ref_err = max(from_ref, float(terms_ref.max())), max(ref_err, ref_error)
+            corr_err = max(corr_err, float(np.max(np.abs(z_next - corrected))))
+            uncorr = min(uncorr, float(np.abs(z_next - plain)[0]))
+            rates.append(rate)
+            predicted.append(2 * np.log(1 - alpha))
+            series[alpha, normalization] = np.abs(terms)
+            rows.append(
+                [
+                    alpha,
+                    _NAMES[normalization],
+                    _small(float(terms_ref.max())),
+                    _small(ref_error),
+                    abs(terms[0]),
+                    _small(float(np.max(np.abs(z_next - corrected)))),
+                    float(np.abs(z_next - plain)[0]),
+                    rate,
+                    2 * np.log(1 - alpha),
+                ]
+            )
+    headers = [
+        "α",
+        "normalisation",
+        "max |R_n| from π_ref",
+        "max |z_n − recursion| from π_ref",
+        "|R_0| from π_0",
+        "corrected error from π_0",
+        "error without R at n = 1",
+        "decay rate of R",
+        "2 log(1 − α)",
+    ]
+    return RenyiCheck(
+        Table(headers, rows, ".3g"), from_ref, ref_err, corr_err, uncorr, np.array(rates), np.array(predicted), series
+    )
+
+
+@dataclass(frozen=True)
+class FixedPointComparison:
+    """Per alpha: residuals, missed roots, how the fixed points moved against alpha = 1, and the multiplier identity."""
+
+    table: Table
+    max_residual: float
+    missed_roots: int
+    lowest_rises: bool
+    top_stable_rises: bool
+    multiplier_error: float
+
+
+def fixed_point_comparison(
+    p_ref: np.ndarray, beta: np.ndarray, eps: np.ndarray, alphas: Sequence[float] = (0.3, 0.5, 0.7)
+) -> FixedPointComparison:
+    """The fixed points of mean+var with 0 < alpha < 1 against those of alpha = 1 (Theorem 2), over a broadcast grid.
+
+    max_residual: |g_alpha(z*) - z*| / max(1, |z*|) with the variant's own map; missed_roots: sign changes of
+    g_alpha(z) - z on a 4000-point logit grid between a - 1 and the cap that no reported fixed point explains;
+    lowest_rises / top_stable_rises: the lowest and the highest stable fixed point lie at or above alpha = 1's;
+    multiplier_error: |g_alpha'(z*) - (1 - alpha + alpha h'_{alpha beta}(z*))| relative to max(1, |g_alpha'(z*)|).
+    """
+    p_ref, beta, eps = check_map_params(p_ref, beta, eps, broadcast=True)
+    a = logit(p_ref)
+    v1 = fixed_points_grid(p_ref, beta, eps)
+    rows, residual, missed, low_ok, top_ok, mult_err = [], 0.0, 0, True, True, 0.0
+    for alpha in tqdm(list(alphas), desc="alphas"):
+        variant = Variant("mean_var", alpha)
+        grid = fixed_points_grid(p_ref, beta, eps, variant=variant)
+        has = ~np.isnan(grid.logits)
+        z_star = np.where(has, grid.logits, 0.0)
+        with np.errstate(over="ignore", invalid="ignore"):
+            res = np.abs(variant(z_star, a[..., None], beta[..., None], eps[..., None]) - z_star)
+        res_a = float(np.max(np.where(has, res / np.maximum(1.0, np.abs(z_star)), 0.0)))
+        cap = np.where(eps > 0, a + 1.0 / (alpha * beta * np.sqrt(np.where(eps > 0, eps, 1.0))), a + 200.0)
+        zz = a[..., None] - 1.0 + (np.minimum(cap, a + 1e4) - a + 2.0)[..., None] * np.linspace(0, 1, 4000)
+        with np.errstate(over="ignore", invalid="ignore"):
+            f = variant(zz, a[..., None], beta[..., None], eps[..., None]) - zz
+        changes = np.count_nonzero(np.diff(np.sign(f), axis=-1) != 0, axis=-1)
+        missed_a = int(np.sum(np.maximum(changes - grid.counts, 0)))
+        both = (grid.counts > 0) & (v1.counts > 0)
+        # fmin / fmax skip the NaN padding (and warn about nothing)
+        low_a = bool(np.all(np.fmin.reduce(grid.logits, -1)[both] >= np.fmin.reduce(v1.logits, -1)[both]))
+        top_v = np.fmax.reduce(np.where(grid.stable, grid.logits, -np.inf), -1)
+        top_1 = np.fmax.reduce(np.where(v1.stable, v1.logits, -np.inf), -1)
+        stable_both = np.isfinite(top_v) & np.isfinite(top_1)
+        top_a = bool(np.all(top_v[stable_both] >= top_1[stable_both]))
+        reduced = fixed_points_grid(p_ref, alpha * beta, eps)
+        predicted = 1 - alpha + alpha * reduced.slopes
+        err_a = float(np.nanmax(np.abs(grid.slopes - predicted) / np.maximum(1.0, np.abs(grid.slopes))))
+        residual, missed = max(residual, res_a), missed + missed_a
+        low_ok, top_ok, mult_err = low_ok and low_a, top_ok and top_a, max(mult_err, err_a)
+        found = str(int(grid.counts.sum()))
+        rows.append([alpha, found, _small(res_a, 1e-9), str(missed_a), low_a, top_a, _small(err_a)])
+    headers = [
+        "α",
+        "fixed points found",
+        "max residual",
+        "missed roots",
+        "lowest rises",
+        "top stable rises",
+        "multiplier vs 1 − α + α h′_{αβ}",
+    ]
+    return FixedPointComparison(Table(headers, rows, ".3g"), residual, missed, low_ok, top_ok, mult_err)
+
+
+def regime_survey(
+    p_ref: np.ndarray, beta: np.ndarray, eps: float, variants: Sequence[Variant], progress: bool = True
+) -> tuple[Table, dict[Variant, RegimeMap], bool]:
+    """Regime maps of several variants on one grid (:func:`grpo_nb.dynamics.regime_map` with ``variant=``).
+
+    Returns the counts table, the maps, and whether every cycle or chaotic grid point has its lowest fixed point with
+    multiplier below -1 (the flip condition: without it the orbit cannot oscillate around that fixed point).
+    """
+    maps, rows, flip_ok = {}, [], True
+    for variant in tqdm(list(variants), desc="regime maps", disable=not progress):
+        rm = regime_map(p_ref, beta, eps, variant=variant)
+        maps[variant] = rm
+        oscillating = rm.regime >= Regime.CYCLE
+        flip_ok &= bool(np.all(rm.fixed_point_slopes[..., 0][oscillating] < -1))
+        counts = [int(np.sum(rm.regime == r)) for r in Regime]
+        rows.append([variant.label, *counts, int(np.sum(oscillating & (rm.fixed_point_slopes[..., 0] < -1)))])
+    headers = ["variant", *(r.label for r in Regime), "of which flip (multiplier < −1)"]
+    return Table(headers, rows, ".4g"), maps, flip_ok
+
+
+@dataclass(frozen=True)
+class CycleFrontier:
+    """Per alpha: the largest p_ref of the grid with a cycle or chaos, and with a flipped lowest fixed point."""
+
+    table: Table
+    largest_cycle_p_ref: np.ndarray
+    largest_flip_p_ref: np.ndarray
+    maps: dict
+
+
+def cycle_frontier(
+    p_ref: np.ndarray, beta: np.ndarray, eps: float, alphas: Sequence[float] = (1.0, 0.9, 0.7, 0.5, 0.3)
+) -> CycleFrontier:
+    """How far the cycles retreat as alpha decreases: regime maps of mean+var for each alpha on a hard-prompt grid.
+
+    For each alpha, the largest p_ref at which some beta of the grid gives a cycle or chaos, and the largest p_ref at
+    which the lowest fixed point has multiplier < -1 (necessary for such an orbit; NaN when none).
+    """
+    table, maps, _ = regime_survey(p_ref, beta, eps, [Variant("mean_var", a) for a in alphas])
+    rows, cyc, flip = [], [], []
+    p_col = np.broadcast_to(p_ref, next(iter(maps.values())).regime.shape)
+    for alpha, rm in zip(alphas, maps.values(), strict=True):
+        osc = rm.regime >= Regime.CYCLE
+        flipped = rm.fixed_point_slopes[..., 0] < -1
+        c = float(p_col[osc].max()) if osc.any() else np.nan
+        f = float(p_col[flipped].max()) if flipped.any() else np.nan
+        periods = sorted({int(k) for k in rm.period[osc] if k > 1})
+        rows.append(
+            [alpha, c, f, int(osc.sum()), ", ".join(map(str, periods[:6])) + (" …" if len(periods) > 6 else "")]
+        )
+        cyc.append(c)
+        flip.append(f)
+    headers = [
+        "α",
+        "largest p_ref with a cycle or chaos",
+        "largest p_ref with multiplier < −1",
+        "grid points",
+        "periods seen",
+    ]
+    return CycleFrontier(Table(headers, rows, ".3g"), np.array(cyc), np.array(flip), maps)
+
+
+@dataclass(frozen=True)
+class EffectiveBetaCheck:
+    """mean+var at beta = mean-only at beta_eff, on the map and on tabular policies; the sandwich of the map."""
+
+    table: Table
+    map_error: float
+    policy_error: float
+    sandwich: bool
+    touches_at_half: float
+
+
+def effective_beta_check(
+    z: np.ndarray, eps_values: Sequence[float], alphas: Sequence[float], rng: np.random.Generator
+) -> EffectiveBetaCheck:
+    """g_mean_var(z; beta) against g_mean(z; beta_eff(z)) for each eps and alpha; tabular steps likewise.
+
+    The sandwich: mean-only at beta sqrt(1/4 + eps) <= mean+var at beta <= mean-only at beta sqrt(eps) (alpha = 1),
+    with equality of the first at z = 0 (``touches_at_half`` is the gap there).
+    """
+    beta, a = 2.0, -3.0
+    rows, map_err, sandwich, touch = [], 0.0, True, 0.0
+    for eps in eps_values:
+        for alpha in alphas:
+            with np.errstate(over="ignore"):
+                mv = variant_logit_map(z, a, beta, eps, "mean_var", alpha)
+                mo = variant_logit_map(z, a, effective_beta(z, beta, eps), eps, "mean", alpha)
+            finite = np.isfinite(mv)
+            err = float(np.max(np.abs(mv - mo)[finite] / np.maximum(1.0, np.abs(mv[finite]))))
+            map_err = max(map_err, err)
+            if alpha == 1.0:
+                lower = variant_logit_map(z, a, beta * np.sqrt(0.25 + eps), eps, "mean", 1.0)
+                sandwich &= bool(np.all(mv[finite] >= lower[finite] - 1e-12 * np.abs(lower[finite])))
+                if eps > 0:
+                    upper = variant_logit_map(z, a, beta * np.sqrt(eps), eps, "mean", 1.0)
+                    sandwich &= bool(np.all(mv <= upper * (1 + 1e-12) + 1e-12))
+                touch = max(touch, float(abs(variant_logit_map(0.0, a, beta, eps) - lower[np.argmin(np.abs(z))])))
+            rows.append([eps, alpha, _small(err)])
+    policy_err = 0.0
+    for _ in range(6):
+        pi_ref, pi_prev, reward, b = random_instance(rng)
+        p_prev = float(pi_prev @ reward)
+        for eps in (1e-5, 1e-2):
+            for alpha in alphas:
+                mv = policy_step(pi_ref, pi_prev, reward, b, eps, "mean_var", alpha)
+                b_eff = float(effective_beta(logit(p_prev), b, eps))
+                mo = policy_step(pi_ref, pi_prev, reward, b_eff, eps, "mean", alpha)
+                policy_err = max(policy_err, float(np.max(np.abs(mv - mo))))
+    headers = ["ε", "α", "max |g_mean+var(z; β) − g_mean-only(z; β_eff(z))| (relative)"]
+    return EffectiveBetaCheck(Table(headers, rows, ".3g"), map_err, policy_err, sandwich, touch)
+
+
+def orbit_row(variant: Variant, p_ref: float, beta: float, eps: float) -> list:
+    """[variant, number of fixed points, kind of the orbit from p_ref, its limit set] (the dynamics machinery)."""
+    kind = orbit_kind(p_ref, beta, eps, variant=variant)
+    summary = classify_orbits(p_ref, beta, eps, variant=variant)
+    verdict = {"fixed_point": "fixed point", "chaotic": "chaotic"}.get(kind.kind, f"cycle, period {kind.period}")
+    period = max(int(summary.period), 1)
+    limit = summary.limit_logits[-period:]
+    escaped = bool(np.isposinf(limit).all())
+    verdict = "runs to p = 1" if escaped else verdict
+    shown = "1 (logit +∞)" if escaped else " ↔ ".join(f"{expit(z):.4g}" for z in np.sort(limit))
+    return [variant.label, len(fixed_points(p_ref, beta, eps, variant=variant)), verdict, shown]
+
+
+def orbit_table(rows: Sequence[list]) -> Table:
+    """The rows of :func:`orbit_row` as a table."""
+    return Table(["variant", "fixed points", "orbit from p_ref", "limit p"], rows, ".4g")
+
+
+def fixed_point_rows(p_ref: float, beta: float, eps: float, alphas: Sequence[float]) -> list[list]:
+    """[alpha, index, p*, logit p*, multiplier, stable] for every fixed point of mean+var at each alpha."""
+    rows = []
+    for alpha in alphas:
+        for i, fp in enumerate(fixed_points(p_ref, beta, eps, variant=Variant("mean_var", alpha))):
+            rows.append([alpha, i, fp.p, fp.logit, fp.slope, fp.stable])
+    return rows
+
+
+def fixed_point_table(rows: Sequence[list]) -> Table:
+    """The rows of :func:`fixed_point_rows` as a table."""
+    return Table(["α", "fixed point", "p*", "logit p*", "multiplier g′(z*)", "stable"], rows, ".4g")

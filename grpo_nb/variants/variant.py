@@ -1,0 +1,97 @@
+"""A GRPO variant as a recursion the dynamics machinery can study: fixed points, orbits, regimes.
+
+``Variant(normalization, alpha)`` implements :class:`grpo_nb.dynamics.recursions.LogitRecursion`, so it can be passed
+as ``variant=`` to :func:`grpo_nb.dynamics.fixed_points`, :func:`~grpo_nb.dynamics.classify_orbits`,
+:func:`~grpo_nb.dynamics.orbit_kind`, :func:`~grpo_nb.dynamics.attractor` and :func:`~grpo_nb.dynamics.regime_map`.
+
+Its fixed points come from a reduction. A fixed point of g(z) = alpha a + (1 - alpha) z + s(z)/beta solves
+alpha (z - a) = s(z)/beta, that is z = a + s(z)/(alpha beta) for alpha > 0:
+
+* ``"mean_var"``: the fixed points of Theorem 2's map with beta replaced by alpha beta, found by
+  :func:`grpo_nb.dynamics.fixed_points.fixed_points_grid` (all of them, the one next to 1 included);
+* ``"mean"``: the single fixed point a + 1/(alpha beta);
+* alpha = 0 (mirror): none, since s > 0 (every orbit increases to p = 1).
+
+Their multipliers are the variant's own slope g'(z*) = (1 - alpha) + s'(z*)/beta
+(:func:`grpo_nb.variants.map.variant_logit_map_slope`), that is 1 - alpha + alpha h'_{alpha beta}(p*).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.special import logit
+
+from grpo_nb.dynamics.fixed_points import FixedPointGrid, fixed_points_grid
+from grpo_nb.validation import check_alpha, check_map_params, check_normalization, check_scalar
+from grpo_nb.variants.map import log_abs_variant_logit_map_slope, variant_logit_map, variant_logit_map_slope
+
+__all__ = ["MIRROR", "V1", "Variant"]
+
+_NORMALIZATION_NAMES = {"mean_var": "mean+var", "mean": "mean-only"}
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One GRPO variant: the reward normalisation ("mean_var" or "mean") and the weight alpha of the KL to pi_ref.
+
+    Callable as its logit map g(z, a, beta, eps); ``Variant()`` is the paper's iteration (Theorem 2).
+    """
+
+    normalization: str = "mean_var"
+    alpha: float = 1.0
+
+    def __post_init__(self) -> None:
+        check_normalization(self.normalization)
+        object.__setattr__(self, "alpha", check_scalar("alpha", check_alpha(self.alpha)))
+
+    @property
+    def uses_eps(self) -> bool:
+        """eps enters the map only through the variance normalisation."""
+        return self.normalization == "mean_var"
+
+    @property
+    def label(self) -> str:
+        """A reader-facing name, e.g. "mean+var, alpha = 0.5"."""
+        return f"{_NORMALIZATION_NAMES[self.normalization]}, α = {self.alpha:g}"
+
+    def __call__(self, z: np.ndarray, a: np.ndarray, beta: np.ndarray, eps: np.ndarray) -> np.ndarray:
+        return variant_logit_map(z, a, beta, eps, self.normalization, self.alpha)
+
+    def slope(self, z: np.ndarray, beta: np.ndarray, eps: np.ndarray) -> np.ndarray:
+        """g'(z) (:func:`grpo_nb.variants.map.variant_logit_map_slope`)."""
+        return variant_logit_map_slope(z, beta, eps, self.normalization, self.alpha)
+
+    def log_abs_slope(self, z: np.ndarray, beta: np.ndarray, eps: np.ndarray) -> np.ndarray:
+        """log|g'(z)| (:func:`grpo_nb.variants.map.log_abs_variant_logit_map_slope`)."""
+        return log_abs_variant_logit_map_slope(z, beta, eps, self.normalization, self.alpha)
+
+    def fixed_points_grid(self, p_ref: object, beta: object, eps: object) -> FixedPointGrid:
+        """Every fixed point over broadcast (p_ref, beta, eps), by the reduction in the module docstring."""
+        p_ref, beta, eps = check_map_params(p_ref, beta, eps, broadcast=True)
+        shape = p_ref.shape
+        if self.alpha == 0.0:
+            empty = np.full((*shape, 3), np.nan)
+            return FixedPointGrid(empty, empty.copy(), np.zeros(shape, dtype=int))
+        damped_beta = self.alpha * beta
+        if (damped_beta == 0).any():
+            raise ValueError(f"alpha={self.alpha!r} times beta underflows to 0; valid: alpha * beta > 0 (or alpha = 0)")
+        if self.normalization == "mean":
+            logits = np.full((*shape, 3), np.nan)
+            logits[..., 0] = logit(p_ref) + 1.0 / damped_beta
+            counts = np.ones(shape, dtype=int)
+        else:
+            reduced = fixed_points_grid(p_ref, damped_beta, eps)
+            logits, counts = reduced.logits, reduced.counts
+        with np.errstate(invalid="ignore"):
+            slopes = np.where(
+                np.isnan(logits), np.nan, self.slope(np.nan_to_num(logits), beta[..., None], eps[..., None])
+            )
+        return FixedPointGrid(logits, slopes, counts)
+
+
+#: The paper's iteration: mean + variance normalisation, KL to pi_ref only (Theorem 2's map).
+V1 = Variant("mean_var", 1.0)
+#: The mirror step with the paper's normalisation: KL to the previous policy only.
+MIRROR = Variant("mean_var", 0.0)
