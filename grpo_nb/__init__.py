@@ -9,6 +9,8 @@ Modules follow the paper (Mroueh 2025, arXiv:2503.06639):
 - :mod:`grpo_nb.tabular` -- policies over a finite outcome set: Thm 1's step and Algorithm 1.
 - :mod:`grpo_nb.dynamics` -- the success-probability map h (Thm 2), its fixed points, orbits,
   regimes, bifurcations.
+- :mod:`grpo_nb.ustat` -- GRPO's gradient as a U-statistic on a softmax bandit, and the success recursion with a
+  finite group of G samples.
 - :mod:`grpo_nb.symbolic` -- sympy derivations, each returned with a check that can fail.
 - :mod:`grpo_nb.toylm` -- a tiny causal LM trained with GRPO (§5); needs torch, imported lazily.
 - :mod:`grpo_nb.plots`, :mod:`grpo_nb.widgets`, :mod:`grpo_nb.report` -- figures, sliders, tables.
