@@ -193,7 +193,8 @@ def theorem2_fit(curves: MSECurves, label: str, bandit: Bandit) -> tuple[Table, 
         ("1/G (leading): tr Σ", coef[0], errs[0], exact[0], z["leading"]),
         ("2/(G(G−1)) (residual): ζ", coef[1], errs[1], exact[1], z["residual"]),
     ]
-    return Table(["term", "fitted", "standard error", "exact", "(fitted − exact) / se"], rows, ".4g"), z
+    headers = [f"{label}: term", "fitted", "standard error", "exact", "(fitted − exact) / se"]
+    return Table(headers, rows, ".4g"), z
 
 
 def difficulty_scan(
