@@ -177,7 +177,8 @@ def plot_hard_prompt_finite_group(
     betas: np.ndarray, orbits: Mapping[str, np.ndarray], paths: Mapping[str, np.ndarray], title: str = ""
 ) -> Figure:
     """Left: the last values of the orbit of each expected map (h and H_G) against beta (a bifurcation diagram, log p).
-    Right: seeded runs of the finite-group chain (``paths``: label -> p_n for one run)."""
+    Right: seeded runs of the finite-group chain (``paths``: label -> p_n for one run; p within 1e-12 of 1 is drawn
+    at 1 - 1e-12)."""
     fig, (ax, bx) = plt.subplots(1, 2, figsize=(10.5, 3.8), layout="constrained")
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     for i, (label, keep) in enumerate(orbits.items()):
@@ -191,9 +192,10 @@ def plot_hard_prompt_finite_group(
     ax.set_title(title, fontsize=10)
     ax.legend(fontsize=7)
     for i, (label, p) in enumerate(paths.items()):
-        bx.plot(np.arange(p.size), p, lw=0.8, marker="o", ms=1.5, color=colours[i % 10], label=label)
+        shown = np.clip(p, 1e-12, 1 - 1e-12)  # p = 1 in float64 (logit > 37) is drawn at the top edge
+        bx.plot(np.arange(p.size), shown, lw=0.8, marker="o", ms=1.5, color=colours[i % 10], label=label)
     bx.set_yscale("logit")
-    bx.set_ylim(5e-4, 1 - 1e-9)
+    bx.set_ylim(5e-4, 1 - 5e-13)
     bx.set_xlabel("iteration n")
     bx.set_ylabel(r"$p_n$ (logit scale)")
     bx.legend(fontsize=7, loc="center right")
