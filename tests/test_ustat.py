@@ -6,22 +6,33 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import matplotlib
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.special import softmax
 
-from grpo_nb import ustat
-from grpo_nb.symbolic import ustat as symbolic
-from grpo_nb.tabular.algorithm1 import make_task
-from grpo_nb.ustat import estimator_checks as checks
-from grpo_nb.ustat import estimators as est
-from grpo_nb.ustat import moments, scaling
-from grpo_nb.ustat.bandit import PromptSet
+matplotlib.use("Agg")
+
+from grpo_nb import ustat  # noqa: E402
+from grpo_nb.plots import ustat as figs  # noqa: E402
+from grpo_nb.symbolic import ustat as symbolic  # noqa: E402
+from grpo_nb.tabular.algorithm1 import make_task  # noqa: E402
+from grpo_nb.ustat import estimator_checks as checks  # noqa: E402
+from grpo_nb.ustat import estimators as est  # noqa: E402
+from grpo_nb.ustat import moments, scaling  # noqa: E402
+from grpo_nb.ustat.bandit import PromptSet  # noqa: E402
 
 LOGITS = np.array([0.3, -1.2, 0.8, 0.1, -0.4])
 REWARD = np.array([1.0, 0.0, 0.0, 1.0, 0.0])
+
+
+def _draws(fig) -> None:
+    import matplotlib.pyplot as plt
+
+    assert fig.axes
+    plt.close(fig)
 
 
 def _bandit(seed: int, k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -170,6 +181,7 @@ def test_mse_curves_order_and_their_checks_fail_on_doctored_curves() -> None:
     assert abs(z["leading"]) < 4 and abs(z["residual"]) < 4
     _, z_wrong = checks.theorem2_fit(curves, "V = 0.2", bandits["V = 0.85"])  # constants of another bandit
     assert max(abs(z_wrong["leading"]), abs(z_wrong["residual"])) > 4
+    _draws(figs.plot_mse_curves(curves))
 
 
 def test_vanilla_beats_grpo_at_g2_for_a_weak_model() -> None:
@@ -222,6 +234,7 @@ def test_minibatch_mse_matches_monte_carlo_and_a_wrong_constant_fails() -> None:
         assert getattr(fit.fitted, name) == pytest.approx(getattr(fit.true, name), rel=0.15)
     wrong = replace(fit.true, c1=2 * fit.true.c1)
     assert np.any(np.abs(fit.mse - wrong.budget_mse(64, fit.groups)) > 3 * fit.half_width)
+    _draws(figs.plot_budget(fit))
 
 
 def test_optimal_group_size_is_universal_and_grows_for_hard_prompts() -> None:

@@ -204,3 +204,31 @@ def test_toy_lm_gap_summary_on_synthetic_runs() -> None:
     table, facts = dyn.toy_lm_gap(p_ref, faithful, beta=2.0, eps=0.01, G=16)
     assert np.allclose(facts["law"], facts["measured"]) and len(table.rows) == 5
     assert np.allclose(facts["h"], iterate(p_ref, 2.0, 0.01, 4).mean(axis=1))
+
+
+def test_explorer_and_figures_draw_without_error() -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from grpo_nb.plots import ustat as figs
+    from grpo_nb.widgets.ustat import finite_group_explorer
+
+    w = finite_group_explorer(n=5).widget
+    w.f(**w.kwargs)  # interact swallows exceptions outside IPython: call the drawing function directly
+    w.f(log10_p_ref=-3.5, beta=0.3, G=200, no_signal="resample")
+    cmp = dyn.trajectory_comparison(0.2, 1.0, 1e-5, (2, 8), mu=5, lr=0.5, n=3, n_seeds=50)
+    p = np.geomspace(1e-3, 0.99, 20)
+    maps = dyn.expected_map_curves(0.2, 1.0, 1e-5, (2, 8), p)
+    _, zv = dyn.zero_variance_study(0.05, 1.0, 1e-5, 4, mu=5, lr=0.5, n=3, n_seeds=50)
+    _, bursts = dyn.burst_statistics(1e-3, 5.0, 1e-5, (16,), n=30, n_chains=5, burn_in=5, n_shown=20)
+    keep, _ = dyn.expected_map_orbits(1e-3, 1e-5, np.array([5.0, 9.0]), 16, transient=50, n_keep=4)
+    for fig in (
+        figs.plot_chain_comparison(cmp),
+        figs.plot_expected_maps(p, maps, {"G = 2": fg.signal_retention(p, 2, 1e-5)}),
+        figs.plot_zero_variance(zv, iterate(0.05, 1.0, 1e-5, 3)),
+        figs.plot_hard_prompt_finite_group(np.array([5.0, 9.0]), {"H_16": keep}, {"G = 16": bursts[16]["path"]}),
+    ):
+        assert fig.axes
+        plt.close(fig)
