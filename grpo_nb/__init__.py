@@ -11,6 +11,8 @@ Modules follow the paper (Mroueh 2025, arXiv:2503.06639):
   regimes, bifurcations.
 - :mod:`grpo_nb.variants` -- the GRPO variants of the paper's latest abstract: mean-only vs mean + variance
   normalisation, KL to pi_ref, to pi_{n-1} (mirror) or both; their policies, recursions and dynamics.
+- :mod:`grpo_nb.ustat` -- GRPO's gradient as a U-statistic on a softmax bandit, and the success recursion with a
+  finite group of G samples.
 - :mod:`grpo_nb.symbolic` -- sympy derivations, each returned with a check that can fail.
 - :mod:`grpo_nb.toylm` -- a tiny causal LM trained with GRPO (§5); needs torch, imported lazily.
 - :mod:`grpo_nb.plots`, :mod:`grpo_nb.widgets`, :mod:`grpo_nb.report` -- figures, sliders, tables.

@@ -14,9 +14,11 @@ __all__ = [
     "check_alpha",
     "check_beta",
     "check_binary_reward",
+    "check_choice",
     "check_clip_eps",
     "check_eps",
     "check_log_policy_table",
+    "check_logits",
     "check_map_params",
     "check_normalization",
     "check_open_interval",
@@ -247,3 +249,22 @@ def check_normalization(normalization: object) -> str:
             f"normalization={normalization!r} is not a reward normalisation; valid values are {NORMALIZATIONS}"
         )
     return normalization
+
+
+def check_logits(name: str, logits: object, *, min_outcomes: int = 2) -> np.ndarray:
+    """Finite real logits with at least ``min_outcomes`` outcomes on the last axis (a softmax policy)."""
+    arr = _as_float_array(name, logits, "finite real logits")
+    if arr.ndim == 0 or arr.shape[-1] < min_outcomes:
+        raise ValueError(
+            f"{name} has shape {arr.shape}; valid shape is (..., K) with K >= {min_outcomes} outcomes on the last axis"
+        )
+    if not np.isfinite(arr).all():
+        raise ValueError(f"{name} contains {_first_bad(arr, ~np.isfinite(arr))!r}; valid range is finite real logits")
+    return arr
+
+
+def check_choice(name: str, value: object, options: tuple[str, ...]) -> str:
+    """One of a fixed set of names (an estimator, an advantage form, a rule)."""
+    if not isinstance(value, str) or value not in options:
+        raise ValueError(f"{name}={value!r} is not valid; valid values are {', '.join(map(repr, options))}")
+    return value

@@ -32,6 +32,7 @@ from grpo_nb.tabular.policy import expected_reward
 from grpo_nb.validation import (
     check_beta,
     check_binary_reward,
+    check_choice,
     check_clip_eps,
     check_eps,
     check_p_ref,
@@ -209,6 +210,8 @@ def algorithm1(
     exact: bool = False,
     seed: int = 0,
     progress: bool = False,
+    no_signal: str = "keep",
+    max_draws: int = 64,
 ) -> Algorithm1Run:
     """Run Algorithm 1 for ``n_iterations`` outer steps from pi_theta = pi_ref (lines 1-2).
 
@@ -216,6 +219,11 @@ def algorithm1(
     logits (default 0.5/max(1, beta); at most 2/beta, beyond which the KL term alone makes the steps diverge);
     KL coefficient ``beta``; variance smoothing ``eps > 0`` (Eq. 4); clip range ``clip_eps`` (None: no
     clipping, the GRPO-No-Clip objective that TRL implements). Seeded by ``seed``.
+
+    ``no_signal`` says what happens to a prompt whose group has all rewards equal (k = 0 or k = G): "keep" (the
+    algorithm as written: its advantages are 0 and only the KL term acts), "drop" (the prompt is not updated in that
+    iteration) or "resample" (DAPO's dynamic sampling: new groups are drawn for it, at most ``max_draws`` groups in
+    all, after which it is dropped). Ignored when ``exact``.
     """
     if not isinstance(task, TabularTask):
         raise ValueError(f"task={task!r} is not a TabularTask; build one with make_task or TabularTask(...)")
@@ -237,6 +245,8 @@ def algorithm1(
             f"in the logits) would diverge; valid range is 0 < lr <= 2/beta = {2.0 / beta_f:.4g}"
         )
     clip = np.inf if clip_eps is None else float(check_clip_eps(clip_eps))
+    check_choice("no_signal", no_signal, ("keep", "drop", "resample"))
+    max_draws = check_positive_int("max_draws", max_draws)
     rng = np.random.default_rng(seed)
 
     q, o = task.ref_logits.shape
@@ -246,6 +256,7 @@ def algorithm1(
     kls.append(kl_to_reference(theta, task.ref_logits))
     for _ in tqdm(range(n_iterations), desc="Algorithm 1", disable=not progress):
         old = theta.copy()
+        frozen = np.zeros(q, dtype=bool)  # prompts left out of this iteration's update (dropped groups)
         if exact:
             outcomes = np.broadcast_to(np.arange(o), (q, o))
             weights = softmax(old, axis=-1)
@@ -254,6 +265,8 @@ def algorithm1(
             # the G-sample average (1/G) sum_i f(x_{o_i}, A_i) depends on a sample only through its outcome,
             # so it is kept as per-outcome weights count_o / G (same objective, O terms instead of G)
             counts = sample_counts(sample_outcomes(old, G, rng), o)
+            if no_signal != "keep":
+                counts, frozen = _groups_with_signal(counts, old, task.reward, G, rng, no_signal, max_draws)
             outcomes = np.broadcast_to(np.arange(o), (q, o))
             weights = counts / G
             p_est = expected_reward(weights, task.reward)
@@ -261,7 +274,7 @@ def algorithm1(
         adv = stabilised_advantage(sample_rewards, p_est[:, None], eps_f)
         for _ in range(mu):
             _, grad = grpo_surrogate(theta, old, task.ref_logits, outcomes, weights, adv, beta_f, clip)
-            theta = theta + lr_arr * grad
+            theta = theta + lr_arr * np.where(frozen[:, None], 0.0, grad)
         _, grad = grpo_surrogate(theta, old, task.ref_logits, outcomes, weights, adv, beta_f, clip)
         logits.append(theta.copy())
         p_hat.append(p_est)
@@ -276,6 +289,21 @@ def algorithm1(
         kl=np.array(kls),
         final_grad_norm=np.array(gnorms) if gnorms else empty,
     )
+
+
+def _groups_with_signal(
+    counts: np.ndarray, logits: np.ndarray, reward: np.ndarray, G: int, rng: np.random.Generator, rule: str, draws: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Dynamic sampling: redraw the groups whose rewards are all equal ("resample", up to ``draws`` groups in all);
+    the prompts still without signal are frozen (not updated). Returns (counts, frozen)."""
+    counts = counts.copy()
+    empty = np.isin(np.rint(np.sum(counts * reward, axis=1)), (0, G))
+    for _ in range(draws - 1 if rule == "resample" else 0):
+        if not empty.any():
+            break
+        counts[empty] = sample_counts(sample_outcomes(logits[empty], G, rng), logits.shape[1])
+        empty[empty] = np.isin(np.rint(np.sum(counts[empty] * reward[empty], axis=1)), (0, G))
+    return counts, empty
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,220 @@
+"""Figures of the group-size chapter: MSE of the group estimators against G (the U-statistic paper's Fig. 4 on a
+softmax bandit), the budget trade-off of Theorem 7, the finite-group expected maps, the finite-group law against
+Algorithm 1 runs, dynamic sampling, and hard prompts with a finite group. Each function draws the data it is given;
+:func:`draw_finite_group_law` (the explorer's figure) computes its law with :mod:`grpo_nb.ustat.finite_group`."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.figure import Figure
+
+from grpo_nb.dynamics.map import iterate
+from grpo_nb.ustat.estimator_checks import MSECurves
+from grpo_nb.ustat.finite_group import StepModel, finite_group_law
+from grpo_nb.ustat.finite_group_checks import ChainComparison
+from grpo_nb.ustat.scaling import ScalingFit
+
+__all__ = [
+    "draw_finite_group_law",
+    "plot_budget",
+    "plot_chain_comparison",
+    "plot_expected_maps",
+    "plot_hard_prompt_finite_group",
+    "plot_mse_curves",
+    "plot_zero_variance",
+]
+
+_EST_COLORS = {"vanilla": "tab:blue", "grpo": "tab:orange", "oracle": "tab:green", "grpo_std": "tab:red"}
+
+
+def plot_mse_curves(curves: MSECurves, title: str = "") -> Figure:
+    """MSE against G (log-log) per bandit: Monte Carlo means with 95% intervals (markers) and the exact MSE (lines)."""
+    labels = curves.labels
+    fig, axes = plt.subplots(1, len(labels), figsize=(3.4 * len(labels), 3.3), layout="constrained", sharey=True)
+    for ax, lab in zip(np.atleast_1d(axes), labels, strict=True):
+        for est in ("vanilla", "grpo", "oracle"):
+            c = _EST_COLORS[est]
+            ax.plot(curves.groups, curves.exact[lab, est], color=c, lw=1.2, label=f"{est} (exact)")
+            ax.errorbar(
+                curves.groups,
+                curves.mc[lab, est],
+                yerr=curves.half_width[lab, est],
+                color=c,
+                ls="none",
+                marker="o",
+                ms=3,
+                capsize=2,
+                label=f"{est} (MC, 95%)",
+            )
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_xlabel("group size G")
+        ax.set_title(lab, fontsize=10)
+    np.atleast_1d(axes)[0].set_ylabel(r"MSE $\mathbb{E}\,|\hat g - \nabla V|^2$")
+    np.atleast_1d(axes)[-1].legend(fontsize=7)
+    if title:
+        fig.suptitle(title, fontsize=10)
+    return fig
+
+
+def plot_budget(fit: ScalingFit, title: str = "") -> Figure:
+    """MSE of GRPO's minibatch estimate with B = N/G prompts against G: Monte Carlo (95%), exact, the fitted
+    Proposition 3 curve, and the optimal G* of the exact and fitted constants."""
+    fig, ax = plt.subplots(figsize=(5.6, 3.6), layout="constrained")
+    g = np.geomspace(fit.groups.min(), fit.groups.max(), 200)
+    ax.plot(g, fit.true.budget_mse(fit.N, g), color="black", lw=1.2, label="exact (Prop. 3)")
+    ax.plot(g, fit.fitted.budget_mse(fit.N, g), color="tab:orange", ls="--", lw=1.2, label="fitted constants")
+    ax.errorbar(
+        fit.groups,
+        fit.mse,
+        yerr=fit.half_width,
+        ls="none",
+        marker="o",
+        ms=3,
+        color="tab:orange",
+        capsize=2,
+        label="Monte Carlo (95%)",
+    )
+    ax.axvline(
+        fit.true.optimal_group_size, color="black", lw=0.8, ls=":", label=f"G* = {fit.true.optimal_group_size:.2f}"
+    )
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel(f"group size G (B = {fit.N}/G prompts)")
+    ax.set_ylabel("MSE of the minibatch gradient")
+    ax.set_title(title, fontsize=10)
+    ax.legend(fontsize=7)
+    return fig
+
+
+def plot_expected_maps(
+    p: np.ndarray, maps: Mapping[str, np.ndarray], rho: Mapping[str, np.ndarray], title: str = ""
+) -> Figure:
+    """Left: the expected next success probability against p (h, H_G, plug-in models; log axes). Right: the signal
+    retention rho_G(p) against p per G (``rho``: label -> values on ``p``)."""
+    fig, (ax, bx) = plt.subplots(1, 2, figsize=(10.0, 3.8), layout="constrained")
+    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    solved = [k for k in maps if k.startswith("G =")]
+    for label, values in maps.items():
+        if label.startswith("h"):
+            ax.plot(p, values, color="black", lw=1.6, label=label)
+        elif label.startswith("G ="):
+            ax.plot(p, values, color=colours[solved.index(label) % 10], lw=1.2, label=label)
+        else:
+            base = label.replace("plug-in, ", "")
+            ax.plot(
+                p,
+                values,
+                color=colours[solved.index(base) % 10],
+                lw=0.9,
+                ls=":",
+                label=label if base == solved[-1] else None,
+            )
+    ax.plot(p, p, color="0.6", lw=0.6, ls="--")
+    ax.set_xscale("log")
+    ax.set_xlabel(r"$p_{n-1}$")
+    ax.set_ylabel(r"$\mathbb{E}[p_n \mid p_{n-1}]$")
+    ax.set_title(title, fontsize=10)
+    ax.legend(fontsize=7, loc="lower right")
+    for i, (label, values) in enumerate(rho.items()):
+        bx.plot(p, values, color=colours[i % 10], label=label)
+    bx.set_xscale("log")
+    bx.set_ylim(0, 1.05)
+    bx.set_xlabel("p")
+    bx.set_ylabel(r"signal retention $\rho_G(p)$")
+    bx.legend(fontsize=7)
+    return fig
+
+
+def plot_chain_comparison(cmp: ChainComparison, title: str = "") -> Figure:
+    """One panel per G: the finite-group law (mean, q10-q90 band), Algorithm 1 runs (mean, q10-q90 of the seeds) and
+    the recursion h."""
+    fig, axes = plt.subplots(
+        1, len(cmp.groups), figsize=(2.5 * len(cmp.groups), 3.0), layout="constrained", sharey=True
+    )
+    for ax, G in zip(np.atleast_1d(axes), cmp.groups, strict=True):
+        law, runs = cmp.laws[G], cmp.runs[G]
+        n = np.arange(law.mean.size)
+        ax.fill_between(n, law.quantiles[0], law.quantiles[-1], color="tab:orange", alpha=0.25, label="law: q10–q90")
+        ax.plot(n, law.mean, color="tab:orange", lw=1.5, label="law: mean")
+        q = np.quantile(runs, [0.1, 0.9], axis=1)
+        ax.vlines(n + 0.15, q[0], q[1], color="tab:blue", lw=1.0, label="Algorithm 1: q10–q90 of the seeds")
+        ax.plot(n + 0.15, runs.mean(axis=1), ls="none", marker="o", ms=3, color="tab:blue", label="Algorithm 1: mean")
+        ax.plot(n, cmp.recursion, color="black", ls=":", lw=1.2, label="h-orbit")
+        ax.set_title(f"G = {G}", fontsize=10)
+        ax.set_xlabel("iteration n")
+    np.atleast_1d(axes)[0].set_ylabel("success probability")
+    np.atleast_1d(axes)[-1].legend(fontsize=6, loc="lower right")
+    if title:
+        fig.suptitle(title, fontsize=10)
+    return fig
+
+
+def plot_zero_variance(facts: Mapping[str, dict], recursion: np.ndarray, title: str = "") -> Figure:
+    """E[p_n] under each no-signal rule: the law with Algorithm 1's inner loop (solid), with the inner problem
+    solved (dashed), Algorithm 1 runs (markers, 95% intervals), and the recursion h (dotted)."""
+    fig, ax = plt.subplots(figsize=(6.4, 3.6), layout="constrained")
+    colours = {"keep": "tab:blue", "drop": "tab:green", "resample": "tab:red"}
+    for rule, f in facts.items():
+        n = np.arange(f["law"].mean.size)
+        runs = f["runs"]
+        se = 1.96 * runs.std(axis=1, ddof=1) / np.sqrt(runs.shape[1])
+        ax.plot(n, f["law"].mean, color=colours[rule], lw=1.5, label=f"{rule}: law")
+        ax.plot(n, f["ideal"].mean, color=colours[rule], lw=1.0, ls="--", label=f"{rule}: inner problem solved")
+        ax.errorbar(n + 0.12, runs.mean(axis=1), yerr=se, color=colours[rule], ls="none", marker="o", ms=3, capsize=2)
+    ax.plot(np.arange(recursion.size), recursion, color="black", ls=":", label="h-orbit (exact p)")
+    ax.set_xlabel("iteration n")
+    ax.set_ylabel(r"$\mathbb{E}[p_n]$")
+    ax.set_title(title, fontsize=10)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    return fig
+
+
+def plot_hard_prompt_finite_group(
+    betas: np.ndarray, orbits: Mapping[str, np.ndarray], paths: Mapping[str, np.ndarray], title: str = ""
+) -> Figure:
+    """Left: the last values of the orbit of each expected map (h and H_G) against beta (a bifurcation diagram, log p).
+    Right: seeded runs of the finite-group chain (``paths``: label -> p_n for one run; p within 1e-12 of 1 is drawn
+    at 1 - 1e-12)."""
+    fig, (ax, bx) = plt.subplots(1, 2, figsize=(10.5, 3.8), layout="constrained")
+    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for i, (label, keep) in enumerate(orbits.items()):
+        c = "black" if label.startswith("h") else colours[i % 10]
+        ax.plot(np.repeat(betas, keep.shape[1]), keep.ravel(), ls="none", marker=".", ms=1.2, color=c, alpha=0.7)
+        ax.plot([], [], ls="none", marker="o", ms=4, color=c, label=label)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel(r"$\beta$")
+    ax.set_ylabel("long-run values of the orbit")
+    ax.set_title(title, fontsize=10)
+    ax.legend(fontsize=7)
+    for i, (label, p) in enumerate(paths.items()):
+        shown = np.clip(p, 1e-12, 1 - 1e-12)  # p = 1 in float64 (logit > 37) is drawn at the top edge
+        bx.plot(np.arange(p.size), shown, lw=0.8, marker="o", ms=1.5, color=colours[i % 10], label=label)
+    bx.set_yscale("logit")
+    bx.set_ylim(5e-4, 1 - 5e-13)
+    bx.set_xlabel("iteration n")
+    bx.set_ylabel(r"$p_n$ (logit scale)")
+    bx.legend(fontsize=7, loc="center right")
+    return fig
+
+
+def draw_finite_group_law(
+    p_ref: float, beta: float, eps: float, G: int, no_signal: str = "keep", n: int = 20
+) -> Figure:
+    """The law of p_n (inner problem solved) for one prompt and group size: mean and q10-q90 band, against h."""
+    law = finite_group_law(StepModel(p_ref, beta, eps, G, no_signal=no_signal), n)
+    fig, ax = plt.subplots(figsize=(6.0, 3.4), layout="constrained")
+    k = np.arange(n + 1)
+    ax.fill_between(k, law.quantiles[0], law.quantiles[-1], color="tab:orange", alpha=0.25, label="q10–q90")
+    ax.plot(k, law.mean, color="tab:orange", lw=1.5, label=f"E[p_n], G = {G}, groups without signal: {no_signal}")
+    ax.plot(k, iterate(p_ref, beta, eps, n), color="black", ls=":", label="h-orbit (G = ∞)")
+    ax.set_ylim(0, 1.02)
+    ax.set_xlabel("iteration n")
+    ax.set_ylabel("success probability")
+    ax.set_title(rf"$p_{{ref}}$ = {p_ref:g}, $\beta$ = {beta:g}, $\varepsilon$ = {eps:g}", fontsize=10)
+    ax.legend(fontsize=7, loc="lower right")
+    return fig

@@ -1,0 +1,259 @@
+"""The group-size chapter's checks of Part 1 (the gradient as a U-statistic), each returning its table and verdicts.
+
+* :func:`bandits`: the chapter's softmax bandits (a weak, a medium and a strong "model").
+* :func:`gradient_check`: the exact gradient against central differences of V.
+* :func:`lemma1_check`: Lemma 1 and the (G-1)/G factor on explicit random groups.
+* :func:`exact_routes`: exact MSE by the binomial sum, by enumerating every group, and by the Hoeffding formula.
+* :func:`mse_curves`: Monte Carlo MSE with 95% intervals against the exact one, for every estimator and G.
+* :func:`theorem2_fit`: the 1/G and 1/G^2 terms fitted to the Monte Carlo MSE against the exact constants.
+* :func:`difficulty_scan`: the optimal group size of Theorem 7 for prompt sets of growing difficulty.
+* :func:`normalisation_table`: bias and MSE of the std-normalised estimator against the U-statistic.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.special import softmax
+from tqdm.auto import tqdm
+
+from grpo_nb.report import Table
+from grpo_nb.tabular.algorithm1 import make_task
+from grpo_nb.tabular.policy import expected_reward
+from grpo_nb.ustat.bandit import PromptSet, exact_gradient
+from grpo_nb.ustat.estimators import (
+    ESTIMATORS,
+    estimates_from_outcomes,
+    gradient_estimates,
+    pairwise_kernel_average,
+    sample_outcomes,
+)
+from grpo_nb.ustat.moments import (
+    enumerate_moments,
+    exact_moments,
+    hoeffding_constants,
+    normalised_leading_constants,
+)
+from grpo_nb.ustat.scaling import scaling_constants
+from grpo_nb.validation import check_positive_int
+
+__all__ = [
+    "MSECurves",
+    "bandits",
+    "difficulty_scan",
+    "exact_routes",
+    "gradient_check",
+    "lemma1_check",
+    "mse_curves",
+    "normalisation_table",
+    "theorem2_fit",
+]
+
+Bandit = tuple[np.ndarray, np.ndarray]
+
+
+def bandits(values: Sequence[float] = (0.2, 0.5, 0.85), n_answers: int = 6, n_correct: int = 2, seed: int = 3):
+    """{label: (logits, reward)}: one bandit per success probability V, n_correct of n_answers answers correct
+    (the split of probability within the correct and the wrong answers is seeded, :func:`make_task`)."""
+    task = make_task(np.asarray(values, dtype=float), n_outcomes=n_answers, n_success=n_correct, seed=seed)
+    return {f"V = {v:g}": (lg, rw) for v, lg, rw in zip(values, task.ref_logits, task.reward, strict=True)}
+
+
+def gradient_check(logits: np.ndarray, reward: np.ndarray, step: float = 1e-6) -> float:
+    """max_o |exact_gradient - (V(theta + h e_o) - V(theta - h e_o)) / (2h)|."""
+
+    def value(theta: np.ndarray) -> float:
+        return float(expected_reward(softmax(theta), reward))
+
+    numeric = [(value(logits + step * e) - value(logits - step * e)) / (2 * step) for e in np.eye(logits.size)]
+    return float(np.max(np.abs(exact_gradient(logits, reward) - np.array(numeric))))
+
+
+def lemma1_check(bandit: Bandit, groups: Sequence[int], n_groups: int = 500, seed: int = 0) -> tuple[Table, float]:
+    """On n_groups random groups per G: max |pairwise U-statistic - leave-one-out GRPO estimate| and
+    max |full-mean estimate - (G-1)/G leave-one-out estimate|. Returns (table, the largest of all)."""
+    logits, reward = bandit
+    rows, worst = [], 0.0
+    for G in groups:
+        o = sample_outcomes(logits, G, n_groups, seed=seed + G)
+        loo = estimates_from_outcomes(logits, reward, o, "grpo")
+        u_gap = float(np.abs(pairwise_kernel_average(logits, reward, o) - loo).max())
+        full = estimates_from_outcomes(logits, reward, o, "grpo_full_mean")
+        f_gap = float(np.abs(full - (G - 1) / G * loo).max())
+        rows.append((str(G), n_groups, u_gap, f_gap, float(np.abs(loo).max())))
+        worst = max(worst, u_gap, f_gap)
+    headers = ["G", "groups", "max |U-statistic − GRPO|", "max |full mean − (G−1)/G · GRPO|", "max |GRPO| (scale)"]
+    return Table(headers, rows, ".2e"), worst
+
+
+def exact_routes(bandit: Bandit, groups: Sequence[int]) -> tuple[Table, float]:
+    """Exact MSE of every estimator three ways: summing over the success count, enumerating all K^G groups, and
+    (GRPO only) the Hoeffding formula tr(Sigma)/G + 2 zeta/(G(G-1)). Returns (table, largest relative gap)."""
+    logits, reward = bandit
+    hc = hoeffding_constants(logits, reward)
+    rows, worst = [], 0.0
+    for G in groups:
+        for est in ESTIMATORS:
+            by_count = exact_moments(logits, reward, G, est).mse
+            enum = enumerate_moments(logits, reward, G, est).mse
+            formula = float(hc.grpo_mse(G)) if est == "grpo" else float("nan")
+            gap = max(abs(enum / by_count - 1), abs(formula / by_count - 1) if est == "grpo" else 0.0)
+            worst = max(worst, gap)
+            rows.append((str(G), est, f"{logits.size**G}", by_count, enum, formula, gap))
+    headers = ["G", "estimator", "groups enumerated", "sum over k", "enumeration", "Hoeffding", "max relative gap"]
+    return Table(headers, rows, ".6g"), worst
+
+
+@dataclass(frozen=True)
+class MSECurves:
+    """Per bandit label and estimator: Monte Carlo MSE, its 95% half-width and the exact MSE, arrays over ``groups``."""
+
+    groups: np.ndarray
+    mc: dict[tuple[str, str], np.ndarray]
+    half_width: dict[tuple[str, str], np.ndarray]
+    exact: dict[tuple[str, str], np.ndarray]
+    n_groups: int
+
+    @property
+    def labels(self) -> list[str]:
+        return list(dict.fromkeys(lab for lab, _ in self.exact))
+
+    def worst_z(self) -> float:
+        """max |MC - exact| / (half-width / 1.96): the largest deviation in standard errors."""
+        return max(float(np.max(np.abs(self.mc[k] - self.exact[k]) / (self.half_width[k] / 1.96))) for k in self.mc)
+
+    def ordering_from(self, label: str) -> int | None:
+        """The smallest G of the grid from which vanilla > grpo > oracle holds (exact MSE) at every larger G of the
+        grid; None when it fails at the largest G."""
+        ex = {e: self.exact[label, e] for e in ("vanilla", "grpo", "oracle")}
+        ok = (ex["vanilla"] > ex["grpo"]) & (ex["grpo"] > ex["oracle"])
+        if not ok[-1]:
+            return None
+        bad = np.flatnonzero(~ok)
+        return int(self.groups[0] if bad.size == 0 else self.groups[bad[-1] + 1])
+
+    def grpo_over_oracle(self, label: str) -> np.ndarray:
+        return self.exact[label, "grpo"] / self.exact[label, "oracle"]
+
+    def table(self) -> Table:
+        rows = []
+        for lab in self.labels:
+            for i, G in enumerate(self.groups):
+                mc = [
+                    f"{self.mc[lab, e][i]:.4g} ± {self.half_width[lab, e][i]:.2g}"
+                    for e in ("vanilla", "grpo", "oracle")
+                ]
+                rows.append((lab, str(G), *mc, self.exact[lab, "grpo"][i], self.grpo_over_oracle(lab)[i]))
+        headers = ["bandit", "G", "vanilla (MC)", "GRPO (MC)", "oracle (MC)", "GRPO (exact)", "GRPO / oracle (exact)"]
+        return Table(headers, rows, ".4g")
+
+
+def mse_curves(
+    bandits_: Mapping[str, Bandit],
+    groups: Sequence[int],
+    n_groups: int,
+    estimators: Sequence[str] = ("vanilla", "grpo", "oracle"),
+    seed: int = 0,
+) -> MSECurves:
+    """MSE around grad V for every bandit, estimator and G: Monte Carlo over n_groups groups (vectorised) with a 95%
+    interval, next to the exact value (:func:`exact_moments`)."""
+    n_groups = check_positive_int("n_groups", n_groups, minimum=2)
+    mc, half, exact = {}, {}, {}
+    for b, (label, (logits, reward)) in enumerate(tqdm(bandits_.items(), desc="bandits")):
+        theta = exact_gradient(logits, reward)
+        for e, est in enumerate(estimators):
+            vals, hws, exs = [], [], []
+            for i, G in enumerate(groups):
+                err = np.sum(
+                    (gradient_estimates(logits, reward, G, n_groups, est, seed + 1000 * b + 100 * e + i) - theta) ** 2,
+                    axis=1,
+                )
+                vals.append(err.mean())
+                hws.append(1.96 * err.std(ddof=1) / np.sqrt(n_groups))
+                exs.append(exact_moments(logits, reward, G, est).mse)
+            mc[label, est], half[label, est], exact[label, est] = map(np.array, (vals, hws, exs))
+    return MSECurves(np.asarray(groups), mc, half, exact, n_groups)
+
+
+def theorem2_fit(curves: MSECurves, label: str, bandit: Bandit) -> tuple[Table, dict[str, float]]:
+    """Weighted least squares of the GRPO Monte Carlo MSE on (1/G, 2/(G(G-1))): the fitted leading constant and
+    residual constant with their standard errors, against tr(Sigma) and zeta. Returns (table, z-scores)."""
+    g = curves.groups.astype(float)
+    y, se = curves.mc[label, "grpo"], curves.half_width[label, "grpo"] / 1.96
+    design = np.stack([1.0 / g, 2.0 / (g * (g - 1.0))], axis=1) / se[:, None]
+    coef, *_ = np.linalg.lstsq(design, y / se, rcond=None)
+    cov = np.linalg.inv(design.T @ design)
+    errs = np.sqrt(np.diag(cov))
+    hc = hoeffding_constants(*bandit)
+    exact = (hc.trace_sigma, hc.zeta)
+    z = {name: float((c - x) / s) for name, c, x, s in zip(("leading", "residual"), coef, exact, errs, strict=True)}
+    rows = [
+        ("1/G (leading): tr Σ", coef[0], errs[0], exact[0], z["leading"]),
+        ("2/(G(G−1)) (residual): ζ", coef[1], errs[1], exact[1], z["residual"]),
+    ]
+    headers = [f"{label}: term", "fitted", "standard error", "exact", "(fitted − exact) / se"]
+    return Table(headers, rows, ".4g"), z
+
+
+def difficulty_scan(
+    levels: Sequence[float], n_prompts: int = 16, n_answers: int = 6, spread: float = 0.3, seed: int = 0
+) -> tuple[Table, np.ndarray]:
+    """For prompt sets whose success probabilities scatter (log-normally, sd ``spread``) around each level: the
+    constants C1, C2, C3 and the optimal group size G* = 1 + sqrt(C3/C1). Returns (table, G* per level)."""
+    rng = np.random.default_rng(seed)
+    rows, best = [], []
+    for level in levels:
+        p = np.clip(level * np.exp(spread * rng.normal(size=n_prompts)), 1e-9, 0.99)
+        task = make_task(p, n_outcomes=n_answers, n_success=2, seed=seed)
+        c = scaling_constants(PromptSet(task.ref_logits, task.reward, np.full(n_prompts, 1.0 / n_prompts)))
+        best.append(c.optimal_group_size)
+        rows.append(
+            (
+                f"{level:g}",
+                c.c1,
+                c.c2,
+                c.c3,
+                c.optimal_group_size,
+                c.theorem7_group_size,
+                c.optimal_group_size * np.sqrt(level),
+            )
+        )
+    headers = ["typical p", "C1", "C2", "C3", "G* = 1 + √(C3/C1)", "Thm 7: √(C3/C1)", "G* · √p"]
+    return Table(headers, rows, ".3g"), np.array(best)
+
+
+def normalisation_table(bandits_: Mapping[str, Bandit], groups: Sequence[int]) -> tuple[Table, dict]:
+    """The std-normalised estimator ("grpo_std") per bandit and G: its relative bias |E est - target|/|target|
+    (target = its large-G limit grad V/(sigma + 1e-4)) and G x MSE, against the U-statistic divided by sigma
+    (G x MSE_grpo / sigma^2) and the two large-G constants of :func:`normalised_leading_constants`."""
+    rows, facts = [], {}
+    for label, (logits, reward) in bandits_.items():
+        v = float(expected_reward(softmax(logits), reward))
+        std_limit, u_limit = normalised_leading_constants(logits, reward)
+        bias, scaled, u_scaled = [], [], []
+        for G in groups:
+            m = exact_moments(logits, reward, G, "grpo_std")
+            u = exact_moments(logits, reward, G, "grpo").mse / (v * (1 - v))
+            bias.append(float(np.linalg.norm(m.bias) / np.linalg.norm(m.target)))
+            scaled.append(G * m.mse)
+            u_scaled.append(G * u)
+            rows.append((label, str(G), bias[-1], G * m.mse, G * u, std_limit, u_limit))
+        facts[label] = {
+            "bias": np.array(bias),
+            "g_mse": np.array(scaled),
+            "u_g_mse": np.array(u_scaled),
+            "std_limit": std_limit,
+            "u_limit": u_limit,
+        }
+    headers = [
+        "bandit",
+        "G",
+        "relative bias",
+        "G · MSE (std-normalised)",
+        "G · MSE (U-statistic / σ)",
+        "limit, std-normalised (delta method)",
+        "limit, U / σ: tr Σ / σ²",
+    ]
+    return Table(headers, rows, ".4g"), facts
