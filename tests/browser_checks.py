@@ -144,6 +144,8 @@ _RAW_TEX = [
 _RAW_MARKDOWN = [
     ("Markdown table rule", re.compile(r"\|\s*:?-{3,}:?\s*\|")),
     ("Markdown emphasis marker", re.compile(r"\*\*|(?<![\w*])\*(?=[A-Za-z][^*\n]{0,80}\*(?![\w*]))")),
+    # a directive whose fence MyST did not recognise (e.g. a backtick in a backtick fence's title) shows as text
+    ("MyST directive fence", re.compile(r"(?:`{3,}|:{3,})\{[\w:-]+\}")),
 ]
 
 

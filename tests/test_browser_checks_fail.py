@@ -79,6 +79,7 @@ def test_a_clean_page_passes_every_check(chromium, fixture_site):
         "frac{1 - p}{sqrt{p}}",
         "| p_ref | max |closed − numeric| | |---|---|---|",
         "Lemma 1: h'(p*) = p*(1-p*)** (holds)",
+        "```{prf:lemma} The GRPO gradient is a U-statistic :label: lem-group-size-ustat",
     ],
 )
 def test_text_scan_flags_raw_markup(text):
