@@ -85,7 +85,9 @@ def draw_effective_beta(beta: float = 2.0, eps_values: Sequence[float] = (1e-5, 
     fig, (ax_b, ax_g) = plt.subplots(1, 2, figsize=(11.5, 4.2), layout="constrained")
     p = np.linspace(0.0, 1.0, 801)
     for eps, color in zip(eps_values, _COLORS, strict=False):
-        ax_b.plot(p, np.sqrt(p * (1 - p) + eps), color=color, lw=1.6, label=rf"$\varepsilon$ = {eps:g}")
+        with np.errstate(divide="ignore"):  # p = 0 and 1 are logits -inf and +inf, where v = 0
+            ratio = effective_beta(logit(p), 1.0, eps)
+        ax_b.plot(p, ratio, color=color, lw=1.6, label=rf"$\varepsilon$ = {eps:g}")
     ax_b.set_yscale("log")
     ax_b.set_xlabel("p = success probability of the previous policy")
     ax_b.set_ylabel(r"$\beta_{eff} / \beta = \sqrt{p(1-p)+\varepsilon}$")
@@ -102,7 +104,7 @@ def draw_effective_beta(beta: float = 2.0, eps_values: Sequence[float] = (1e-5, 
         label=rf"mean+var: $1/(\beta\sqrt{{p(1-p)+\varepsilon}})$, $\beta$ = {beta:g}",
     )
     for b_eff, style, text in (
-        (beta * np.sqrt(0.25 + eps), "--", r"mean-only at $\beta_{eff} = \beta\sqrt{1/4+\varepsilon}$"),
+        (float(effective_beta(0.0, beta, eps)), "--", r"mean-only at $\beta_{eff} = \beta\sqrt{1/4+\varepsilon}$"),
         (beta * np.sqrt(eps), ":", r"mean-only at $\beta_{eff} = \beta\sqrt{\varepsilon}$"),
     ):
         ax_g.plot(z, variant_logit_map(z, 0.0, b_eff, eps, "mean"), color="black", ls=style, lw=1.0, label=text)
