@@ -1,0 +1,130 @@
+"""The chapter-check functions that return a table and its verdicts: each verdict holds on the book's cases and
+fails when the formula behind it is wrong (a negative test per check)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import sympy as sp
+from scipy.special import expit, logit, softmax
+
+from grpo_nb.dynamics import amplification_checks as amp
+from grpo_nb.dynamics import map_checks
+from grpo_nb.dynamics.fixed_points import fixed_points_grid
+from grpo_nb.dynamics.regimes import Regime, regime_map
+from grpo_nb.report import Table, show_checked
+from grpo_nb.symbolic.identity import Identity, check_equal
+from grpo_nb.tabular import policy
+from grpo_nb.tabular.algorithm1 import algorithm1, make_task, reinforce_gradient
+from grpo_nb.tabular.closed_form import solver_comparison
+from grpo_nb.tabular.run_checks import mean_one_step_gap, one_step_gaps
+
+P_REF = expit(np.linspace(-6, 6, 12))[:, None]
+BETA = np.logspace(-1.5, 1.5, 12)[None, :]
+
+
+def test_theorem3_survey_and_its_negative(monkeypatch):
+    s = amp.theorem3_survey(P_REF, BETA, [0.0, 1e-5], n_iter=10)
+    assert all(s.gap_reaches_margin) and all(s.orbit_gaps_positive) and len(s.table.rows) == 2
+    real = amp.amplification_gap
+    monkeypatch.setattr(amp, "amplification_gap", lambda p, b, e: 0.5 * real(p, b, e))  # a gap half as large
+    assert not all(amp.theorem3_survey(P_REF, BETA, [1e-5], n_iter=10).gap_reaches_margin)
+
+
+def test_theorem4_stability_check_and_its_negative(monkeypatch):
+    c = amp.theorem4_stability_check(P_REF, BETA, 1e-5)
+    assert c.max_relative_error < 1e-9 and c.bound_matches_stability
+    assert all(v[0] == v[1] for v in c.moved.values())
+    real = amp.theorem4_beta_bound_logit
+    monkeypatch.setattr(amp, "theorem4_beta_bound_logit", lambda z, e: 2 * real(z, e))  # a misplaced factor 2
+    assert amp.theorem4_stability_check(P_REF, BETA, 1e-5).max_relative_error > 0.5
+
+
+def test_beta_bound_peaks_match_the_small_eps_value():
+    table, facts = amp.beta_bound_peaks((1e-5, 1e-3))
+    for f in facts:
+        assert f["at_half"] == 0 and abs(f["peak"] * np.sqrt(f["eps"]) * 3**1.5 - 1) < 0.05
+    assert table.headers[0] == "ε" and len(table.rows) == 2
+
+
+def test_condition2_region_and_orbit_table():
+    beta = np.logspace(-3, 3, 121)
+    p = expit(np.linspace(0.0, logit(1 - 1e-9), 121))[1:]
+    _, region = amp.condition2_failure_region(p, beta, [1e-5, 1e-2])
+    assert region[1e-5][0] > 0 and region[1e-2][0] == 0
+    table, ok = amp.orbit_table([(5.0, 0.001), (1.0, 0.5)], 1e-5)
+    assert all(ok) and table.column("orbit") == ["cycle", "fixed_point"]
+
+
+def test_two_cycle_report_and_bad_input():
+    c = amp.two_cycle_report(0.001, 5.0, 1e-5)
+    assert c.swap_error < 1e-6 and -1 < c.multiplier < 1 and np.allclose(c.shrink, abs(c.multiplier), atol=1e-2)
+    with pytest.raises(ValueError, match="not a 2-cycle"):
+        amp.two_cycle_report(0.5, 1.0, 1e-5)
+
+
+def test_regime_count_table_counts_every_grid_point():
+    rm = regime_map(P_REF, BETA, 1e-5)
+    row = amp.regime_count_table({1e-5: rm}).rows[0]
+    assert sum(int(row[1 + r]) for r in Regime) == rm.regime.size
+
+
+def test_sign_change_counts_agree_with_fixed_points_and_reject_eps_zero():
+    counts = map_checks.sign_change_counts(P_REF, BETA, 1e-5)
+    assert np.array_equal(counts, fixed_points_grid(P_REF, BETA, 1e-5).counts)
+    assert int(map_checks.sign_change_counts(0.001, 5.0, 1e-5)) == 3  # the book's three fixed points
+    with pytest.raises(ValueError, match="eps"):
+        map_checks.sign_change_counts(0.3, 1.0, 0.0)
+
+
+def test_top_fixed_points_sit_below_the_cap():
+    _, facts = map_checks.top_fixed_points([(0.5, 1.0, 1e-5), (0.3, 2.0, 1e-2)])
+    assert all(f["logit_h1"] == f["cap"] and f["top"].logit <= f["cap"] for f in facts)
+    assert facts[0]["near_one"] and not facts[1]["near_one"]
+
+
+def test_solver_comparison_agrees_with_the_closed_form():
+    table, worst, last = solver_comparison(np.random.default_rng(0), n_instances=3, n_outcomes=10)
+    assert worst < 1e-6 and len(table.rows) == 3 and last["closed"].shape == (10,)
+
+
+def test_contrastive_decomposition_gap_and_its_negative(monkeypatch):
+    rng = np.random.default_rng(1)
+    pi_old, pi_new = rng.dirichlet(np.ones(5), size=(2, 40))
+    reward = (rng.random((40, 5)) < 0.5).astype(float)
+    reward[:, 0], reward[:, 1] = 1.0, 0.0
+    assert policy.contrastive_decomposition_gap(pi_old, pi_new, reward, 1e-5, (0.1, 0.2, np.inf)) < 1e-12
+    monkeypatch.setattr(policy, "clipped_term", lambda x, a, c: x * a)  # forget the clipping
+    assert policy.contrastive_decomposition_gap(pi_old, pi_new, reward, 1e-5, (0.1,)) > 1e-3
+
+
+def test_reinforce_gradient_is_the_score_function_gradient():
+    rng = np.random.default_rng(2)
+    logits, w, adv = rng.normal(size=(3, 4)), rng.dirichlet(np.ones(4), size=3), rng.normal(size=(3, 4))
+    # d/dtheta sum_o w_o A_o log pi(o), by central differences
+    f = lambda th: np.sum(w * adv * np.log(softmax(th, axis=-1)))  # noqa: E731
+    num = np.zeros_like(logits)
+    for idx in np.ndindex(logits.shape):
+        d = np.zeros_like(logits)
+        d[idx] = 1e-6
+        num[idx] = (f(logits + d) - f(logits - d)) / 2e-6
+    assert np.allclose(reinforce_gradient(logits, w, adv), num, atol=1e-7)
+
+
+def test_one_step_gaps_shrink_with_inner_steps_and_grow_with_a_wrong_p_ref():
+    p_ref = np.array([0.2, 0.7])
+    task = make_task(p_ref, n_outcomes=6, seed=0)
+    runs = [algorithm1(task, beta=1.0, eps=1e-5, mu=mu, lr=0.5, n_iterations=3, exact=True) for mu in (10, 300)]
+    (p10, tv10), (p300, tv300) = (one_step_gaps(r, task, p_ref, 1.0, 1e-5) for r in runs)
+    assert p300 < p10 and tv300 < tv10 and p300 < 5e-3  # the chapter's tolerance
+    assert mean_one_step_gap(runs[1], p_ref[::-1], 1.0, 1e-5) > 10 * mean_one_step_gap(runs[1], p_ref, 1.0, 1e-5)
+
+
+def test_table_and_show_checked():
+    t = Table(["a", "b|c"], [[1, 0.123456], ["x", np.nan]], ".3g")
+    text = repr(t)
+    assert "| 1 | 0.123 |" in text and "b\\|c" in text and t.column("a") == [1, "x"]
+    p = sp.Symbol("p")
+    show_checked(check_equal("ok", p * (1 - p), p - p**2))
+    with pytest.raises(AssertionError, match="wrong does not hold"):
+        show_checked([Identity("wrong", p, p + 1, holds=False)])
