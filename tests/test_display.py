@@ -17,7 +17,7 @@ from markdown_it import MarkdownIt
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 
 from grpo_nb.report import NO_VALUE, escape_markdown, markdown_table
-from grpo_nb.symbolic import proofs
+from grpo_nb.symbolic import amplification, policy_dynamics
 from grpo_nb.symbolic.identity import Identity, check_equal
 
 P = sp.Symbol("p")
@@ -83,7 +83,7 @@ def test_an_identity_is_shown_as_display_math():
 
 
 def test_a_theorem_identity_keeps_its_tex():
-    ident = proofs.theorem2_logistic_form()
+    ident = policy_dynamics.theorem2_logistic_form()
     (block,) = _math_blocks(ident._repr_markdown_())
     assert block == ident.latex() and "\\frac" in block and "\\sqrt" in block
 
@@ -104,13 +104,13 @@ def test_relations_are_typeset(relation, tex):
 
 
 def test_plain_text_fallback_is_deterministic():
-    ident = proofs.proposition1_derivative()
-    assert pretty(ident) == pretty(proofs.proposition1_derivative())
+    ident = policy_dynamics.proposition1_derivative()
+    assert pretty(ident) == pretty(policy_dynamics.proposition1_derivative())
     assert pretty(ident).startswith("Proposition 1: derivative of h (holds): ") and " at 0x" not in pretty(ident)
 
 
 def test_a_long_identity_is_set_on_two_lines_and_a_very_long_one_smaller():
-    prop1, lemma1 = proofs.proposition1_derivative(), proofs.lemma1_slope_at_fixed_point()
+    prop1, lemma1 = policy_dynamics.proposition1_derivative(), amplification.lemma1_slope_at_fixed_point()
     assert prop1.latex().startswith("\\begin{aligned}") and prop1.latex().count("\\\\") == 1
     assert lemma1.latex().startswith("\\small \\begin{aligned}")
     short = check_equal("omega", P / sp.sqrt(P * (1 - P)), sp.sqrt(P / (1 - P)))

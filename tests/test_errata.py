@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 import sympy as sp
 
+from grpo_nb.symbolic import amplification as amp
 from grpo_nb.symbolic import errata as er
-from grpo_nb.symbolic import proofs_amplification as amp
-from grpo_nb.symbolic.proofs import theorem2_logistic_form
+from grpo_nb.symbolic.policy_dynamics import theorem2_logistic_form
 
 
 @pytest.fixture(scope="module")

@@ -18,22 +18,11 @@ from IPython.display import Markdown
 from grpo_nb.dynamics.fixed_points import fixed_points
 from grpo_nb.dynamics.orbits import orbit_kind
 from grpo_nb.report import escape_markdown, markdown_table
-from grpo_nb.symbolic import proofs_amplification as amp
-from grpo_nb.symbolic import proofs_parametric as par
+from grpo_nb.symbolic import amplification as amp
+from grpo_nb.symbolic import parametric as par
+from grpo_nb.symbolic.expressions import BETA, EPS, P_REF, P, h_expr, omega_minus, omega_plus, sigmoid, variance_term
 from grpo_nb.symbolic.identity import Identity, check_equal
-from grpo_nb.symbolic.proofs import (
-    BETA,
-    EPS,
-    P_REF,
-    P,
-    h_expr,
-    omega_minus,
-    omega_plus,
-    remark1_discontinuity,
-    sigmoid,
-    theorem2_logistic_form,
-    variance_term,
-)
+from grpo_nb.symbolic.policy_dynamics import remark1_discontinuity, theorem2_logistic_form
 
 __all__ = ["Erratum", "errata", "errata_table", "printed_eq9_ratio", "printed_lemma3_sigma_product"]
 

@@ -2,17 +2,35 @@
 
 Every function of :mod:`grpo_nb.symbolic` returns one (or a list) of these, so a chapter can
 show the derivation *and* assert it, and a test can feed a wrong expression and see it rejected.
+
+A check compares what sympy *derives* (from the objective, the Bernoulli statistics, the KL term or the
+softmax policy of :mod:`grpo_nb.symbolic.expressions`) with the formula the paper *prints*, typed out
+literally. The printed formula is a default that the caller can replace: every check function takes
+``claimed={key: expr}``, and each :class:`Identity` names its key in ``extra["claim"]`` (the expression
+that was compared is ``extra["claimed"]``), so a test can feed a misprint or a perturbed formula and see
+exactly that check fail.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import sympy as sp
+from IPython.display import Markdown
 
-from grpo_nb.report import escape_markdown
+from grpo_nb.report import escape_markdown, markdown_table
 
-__all__ = ["Identity", "check_equal"]
+__all__ = [
+    "Identity",
+    "check_equal",
+    "check_on_open_unit",
+    "check_sign",
+    "check_vector_equal",
+    "checks_table",
+    "claims",
+    "differs_at_a_point",
+]
 
 
 @dataclass(frozen=True)
@@ -84,7 +102,110 @@ def _latex_rel(relation: str) -> str:
     return f"\\quad\\text{{{_LATEX_WORDS.get(relation, relation)}}}\\quad"
 
 
-def check_equal(name: str, lhs: sp.Expr, rhs: sp.Expr, *, notes: str = "", **simplify_kwargs) -> Identity:
-    """Identity whose check is ``simplify(lhs - rhs) == 0``."""
-    residual = sp.simplify(sp.sympify(lhs) - sp.sympify(rhs), **simplify_kwargs)
-    return Identity(name=name, lhs=lhs, rhs=rhs, holds=bool(residual == 0), residual=residual, notes=notes)
+def differs_at_a_point(expr: sp.Expr) -> bool:
+    """True when ``expr`` is non-zero at one point inside every domain the checks use (each free symbol set to a
+    distinct number in (0.2, 0.8), so 0 < p, p_ref < 1 and positive parameters): then ``expr`` is not identically
+    zero, and the slow ``simplify`` can be skipped. False when it is zero there or cannot be evaluated."""
+    expr = sp.sympify(expr)
+    symbols = sorted(expr.free_symbols, key=lambda s: s.name)
+    point = {s: sp.Rational(20 + (37 * i + 11) % 59, 100) for i, s in enumerate(symbols)}
+    try:
+        value = complex(expr.subs(point).evalf(30))
+    except (TypeError, ValueError, ZeroDivisionError):
+        return False
+    return bool(abs(value) > 1e-12)
+
+
+def _residual(diff: sp.Expr, **simplify_kwargs) -> sp.Expr:
+    """The simplified difference, or the difference itself when it is visibly non-zero at a point."""
+    diff = sp.sympify(diff)
+    return diff if differs_at_a_point(diff) else sp.simplify(diff, **simplify_kwargs)
+
+
+def check_equal(
+    name: str, lhs: sp.Expr, rhs: sp.Expr, *, notes: str = "", claim: str = "", **simplify_kwargs
+) -> Identity:
+    """Identity whose check is ``simplify(lhs - rhs) == 0``; ``claim`` is the key of the printed formula ``rhs``."""
+    residual = _residual(sp.sympify(lhs) - sp.sympify(rhs), **simplify_kwargs)
+    extra = {"claim": claim, "claimed": rhs} if claim else {}
+    return Identity(name=name, lhs=lhs, rhs=rhs, holds=bool(residual == 0), residual=residual, notes=notes, extra=extra)
+
+
+def claims(
+    claimed: Mapping[str, object] | sp.Expr | None, printed: Mapping[str, object], main: str | None = None
+) -> dict[str, object]:
+    """The printed formulas of a check, with the caller's ``claimed`` replacements.
+
+    ``claimed`` is a mapping {key: formula}; a single expression replaces the ``main`` formula. Raises ValueError
+    for a key the check does not know (so that a misspelt test cannot pass by checking the printed formula instead
+    of the injected one).
+    """
+    if claimed is not None and not isinstance(claimed, Mapping):
+        if main is None:
+            raise ValueError(
+                f"claimed={claimed!r} must be a mapping {{key: formula}}; valid keys are {sorted(printed)}"
+            )
+        claimed = {main: claimed}
+    claimed = dict(claimed or {})
+    unknown = sorted(set(claimed) - set(printed))
+    if unknown:
+        raise ValueError(f"claimed={unknown!r} names no formula of this check; valid keys are {sorted(printed)}")
+    return {key: sp.sympify(claimed.get(key, value)) for key, value in printed.items()}
+
+
+#: p = u/(1+u) with u > 0: makes 0 < p < 1 visible to sympy's assumptions (u is the odds of p)
+ODDS = sp.Symbol("u", positive=True)
+
+
+def check_on_open_unit(
+    name: str, lhs: sp.Expr, rhs: sp.Expr, p: sp.Symbol, *, notes: str = "", claim: str = ""
+) -> Identity:
+    """lhs == rhs for 0 < p < 1: the difference simplifies to 0 after p = u/(1+u), u > 0."""
+    residual = _residual(sp.sympify(lhs - rhs).subs({p: ODDS / (1 + ODDS)}))
+    extra = {"claim": claim, "claimed": rhs} if claim else {}
+    return Identity(name=name, lhs=lhs, rhs=rhs, holds=bool(residual == 0), residual=residual, notes=notes, extra=extra)
+
+
+def check_sign(
+    name: str, expr: sp.Expr, relation: str, subs: Mapping | None = None, *, notes: str = "", claim: str = ""
+) -> Identity:
+    """expr > 0 (relation '>'), expr >= 0 ('>='), or expr < 0 ('<'), decided by sympy's assumptions.
+
+    ``subs`` (for instance p = u/(1+u)) makes the domain visible to sympy. The expression is brought to one
+    fraction; the signs of its factored numerator and of its denominator are decided separately. A sign that
+    sympy cannot decide counts as a failure.
+    """
+    if relation not in (">", ">=", "<"):
+        raise ValueError(f"relation={relation!r} is not a sign relation; valid values are '>', '>=', '<'")
+    attribute = {">": "is_positive", ">=": "is_nonnegative", "<": "is_negative"}[relation]
+    moved = sp.sympify(expr).subs(dict(subs or {}))
+    num, den = sp.fraction(sp.together(moved))
+    num = sp.factor(num)
+    holds = bool(getattr(num, attribute)) and bool(den.is_positive)
+    if not holds:  # a second route: sympy's simplified form may expose the sign where the fraction does not
+        holds = bool(getattr(sp.simplify(moved), attribute))
+    extra = {"claim": claim, "claimed": expr} if claim else {}
+    return Identity(
+        name=name,
+        lhs=expr,
+        rhs=sp.Integer(0),
+        holds=holds,
+        residual=num / den,
+        relation=relation,
+        notes=notes,
+        extra=extra,
+    )
+
+
+def check_vector_equal(name: str, lhs: sp.Matrix, rhs: sp.Matrix, *, claim: str = "") -> Identity:
+    """Component-wise: every entry of lhs - rhs simplifies to 0."""
+    residual = (lhs - rhs).applyfunc(_residual)
+    extra = {"claim": claim, "claimed": rhs} if claim else {}
+    return Identity(name=name, lhs=lhs, rhs=rhs, holds=all(r == 0 for r in residual), residual=residual, extra=extra)
+
+
+def checks_table(items: Identity | list[Identity]) -> Markdown:
+    """A Markdown table of checks: name, relation, verdict and notes (for the appendix chapter)."""
+    items = items if isinstance(items, list) else [items]
+    rows = [[escape_markdown(i.name), escape_markdown(i.relation), i.verdict, escape_markdown(i.notes)] for i in items]
+    return markdown_table(["check", "relation", "result", "notes"], rows)

@@ -1,4 +1,5 @@
-"""Theorems 4 and 6 of Mroueh (2025) checked numerically: local contraction around a stable fixed point.
+"""§4 of Mroueh (2025), the convergence half: Theorems 4 and 6 checked numerically, local contraction around a
+stable fixed point.
 
 Theorem 6 (local Banach): if |h'(p*)| < 1 there is an interval I = [p* - r, p* + r] on which |h'| <= k < 1, h
 maps I into itself and the iteration contracts to p*. Theorem 4 applies it to Eq. (8): the orbit from p_0 = p_ref
@@ -13,7 +14,7 @@ from 0 and 1 are examined (closer ones have no representable neighbourhood in p)
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import sympy as sp
@@ -101,10 +102,16 @@ def local_contraction(p_ref: float, beta: float, eps: float, n_steps: int = 60) 
     return out
 
 
-def theorem6_local_contraction(p_ref: float, beta: float, eps: float) -> list[Identity]:
-    """Theorem 6 at each stable fixed point: sup_I |h'| <= k < 1 and every step from I shrinks |x - p*| by <= k."""
+def theorem6_local_contraction(p_ref: float, beta: float, eps: float, claimed_k: float | None = None) -> list[Identity]:
+    """Theorem 6 at each stable fixed point: sup_I |h'| <= k < 1 and every step from I shrinks |x - p*| by <= k.
+
+    ``claimed_k`` replaces the constant k = (1 + |h'(p*)|)/2 in the checks (a value below |h'(p*)| claims a
+    contraction the map does not have, and the check must fail).
+    """
     out = []
     for c in local_contraction(p_ref, beta, eps):
+        if claimed_k is not None:
+            c = replace(c, k=float(claimed_k))
         out.append(
             Identity(
                 name=f"Theorem 6 at p* = {c.p_star:.6f}: sup |h'| on I <= k < 1, steps contract by <= k",
