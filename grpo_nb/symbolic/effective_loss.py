@@ -376,7 +376,9 @@ def importance_weighting_at_old_policy(n_outcomes: int = 3, claimed: Claimed = N
             "grad L_clip = grad Eq. (5) at theta_old", _grad_at(l_clip, theta, at_old), g_eq5.subs(at_old)
         )
     )
-    return out
+    # every identity compares with Eq. (5) built from the printed weights: a wrong weight must break each of them
+    tag = {"claim": "omega_plus", "claimed": c["omega_plus"]}
+    return [Identity(**{**i.__dict__, "extra": {**i.extra, **tag}}) for i in out]
 
 
 def _grad_at(f: sp.Expr, theta: tuple, at: dict) -> sp.Matrix:
