@@ -17,7 +17,7 @@ from markdown_it import MarkdownIt
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 
 from grpo_nb.report import NO_VALUE, escape_markdown, markdown_table
-from grpo_nb.symbolic import amplification, policy_dynamics
+from grpo_nb.symbolic import policy_dynamics
 from grpo_nb.symbolic.identity import Identity, check_equal
 
 P = sp.Symbol("p")
@@ -110,8 +110,8 @@ def test_plain_text_fallback_is_deterministic():
 
 
 def test_a_long_identity_is_set_on_two_lines_and_a_very_long_one_smaller():
-    prop1, lemma1 = policy_dynamics.proposition1_derivative(), amplification.lemma1_slope_at_fixed_point()
+    prop1, gibbs = policy_dynamics.proposition1_derivative(), policy_dynamics.theorem1_gibbs_variational_identity()
     assert prop1.latex().startswith("\\begin{aligned}") and prop1.latex().count("\\\\") == 1
-    assert lemma1.latex().startswith("\\small \\begin{aligned}")
+    assert gibbs.latex().startswith("\\small \\begin{aligned}")
     short = check_equal("omega", P / sp.sqrt(P * (1 - P)), sp.sqrt(P / (1 - P)))
     assert "aligned" not in short.latex()
