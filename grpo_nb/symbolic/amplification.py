@@ -276,9 +276,8 @@ def lemma1_slope_at_fixed_point(claimed: Claimed = None) -> Identity:
     p_ref_star = fixed_point_reference()
     h_star = ex.h_expr(p_ref=p_ref_star)
     fixed = check_equal("h(p*) = p* for the solved p_ref", h_star.subs(P, P_STAR), P_STAR)
-    ident = check_equal(
-        "Lemma 1: h'(p*) at a fixed point", sp.factor(sp.simplify(sp.diff(h_star, P).subs(P, P_STAR))), c["slope"], claim="slope"
-    )
+    slope = sp.factor(sp.simplify(sp.diff(h_star, P).subs(P, P_STAR)))
+    ident = check_equal("Lemma 1: h'(p*) at a fixed point", slope, c["slope"], claim="slope")
     return Identity(
         **{
             **ident.__dict__,
