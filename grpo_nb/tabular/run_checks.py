@@ -3,18 +3,28 @@
 * :func:`one_step_gaps`: the largest |p_n - h(p_{n-1})| and the largest TV(pi_n, Thm 1's step from pi_{n-1}) over
   iterations and prompts: how well each outer step solved its inner problem.
 * :func:`mean_one_step_gap`: the mean |p_n - h(p_{n-1})|, for comparing group sizes.
+* :func:`clip_ratios`: the probability ratios pi_1/pi_0 after one clipped outer step, and which outcomes crossed
+  the clip band although their own clipped term had no gradient left.
+* :func:`expected_group_gradient`: the expected gradient of Algorithm 1's sampled objective at theta_old (a sum over
+  the binomial success count) against the exact-expectation gradient, per p and G.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
+from scipy.stats import binom
 
 from grpo_nb.dynamics.map import h
-from grpo_nb.tabular.algorithm1 import Algorithm1Run, TabularTask
+from grpo_nb.report import Table
+from grpo_nb.tabular.algorithm1 import Algorithm1Run, TabularTask, grpo_surrogate, make_task
 from grpo_nb.tabular.closed_form import grpo_step
 from grpo_nb.tabular.policy import total_variation
+from grpo_nb.validation import check_positive_int
+from grpo_nb.weights import stabilised_advantage
 
-__all__ = ["mean_one_step_gap", "one_step_gaps"]
+__all__ = ["clip_ratios", "expected_group_gradient", "mean_one_step_gap", "one_step_gaps"]
 
 
 def _p_gaps(run: Algorithm1Run, p_ref: object, beta: float, eps: float) -> np.ndarray:
@@ -38,3 +48,65 @@ def one_step_gaps(run: Algorithm1Run, task: TabularTask, p_ref: object, beta: fl
 def mean_one_step_gap(run: Algorithm1Run, p_ref: object, beta: float, eps: float) -> float:
     """The mean over iterations and prompts of |p_n - h(p_{n-1})|."""
     return float(_p_gaps(run, p_ref, beta, eps).mean())
+
+
+def clip_ratios(run: Algorithm1Run, task: TabularTask, eps: float, clip_eps: float) -> tuple[Table, dict]:
+    """After the first outer step of a clipped exact-expectation run: per prompt the largest ratio pi_1/pi_0 of a
+    success, the smallest of a failure, how many outcomes ended beyond the band on their advantage's side (where
+    GRPO-Clip's own term for them has no gradient left), and p_1/p_0.
+
+    Returns (table, facts) with facts "ratio" (Q, O) and "beyond" (Q, O)."""
+    pol = run.policies
+    ratio = pol[1] / pol[0]
+    adv = stabilised_advantage(task.reward, run.p_true[0][:, None], eps)
+    beyond = ((adv > 0) & (ratio > 1 + clip_eps)) | ((adv < 0) & (ratio < 1 - clip_eps))
+    win, lose = task.reward == 1, task.reward == 0
+    rows = [
+        (f"{p:g}", ratio[q][win[q]].max(), ratio[q][lose[q]].min(), str(int(beyond[q].sum())), run.p_true[1, q] / p)
+        for q, p in enumerate(run.p_true[0])
+    ]
+    headers = ["p_ref", "largest ratio of a success", "smallest ratio of a failure",
+               f"outcomes beyond 1 ± {clip_eps:g}", "p_1 / p_0"]  # fmt: skip
+    return Table(headers, rows, ".3f"), {"ratio": ratio, "beyond": beyond}
+
+
+def expected_group_gradient(ps: Sequence[float], groups: Sequence[int], eps: float) -> tuple[Table, dict]:
+    """E[grad of Algorithm 1's G-sample objective at theta_old] against its exact-expectation gradient (Eq. 6).
+
+    For each p a tabular prompt (eight outcomes, four correct, ``make_task`` seed 0). At theta = theta_old the sampled
+    objective's gradient is linear in the per-outcome weights count_o / G, and its advantages depend on the group only
+    through its success count k; given k the successes are i.i.d. from pi_old restricted to the successes, so
+    E[count_o / G | k] = (k/G) pi(o)/p on a success and (1 - k/G) pi(o)/(1-p) on a failure. Summing
+    ``grpo_surrogate``'s gradient (beta = 0) over k ~ Binomial(G, p) gives the expected gradient exactly. Both
+    gradients are multiples of grad p, so their ratio is one number per (p, G): facts "ratio" (len(ps), len(groups))
+    and "residual", the largest |E grad - ratio x exact grad| (zero up to rounding when they are parallel).
+    """
+    eps = float(eps)
+    ps = [float(p) for p in ps]
+    groups = [check_positive_int("G", G, minimum=2) for G in groups]
+    task = make_task(np.array(ps), n_outcomes=8, seed=0)
+    q, o = task.ref_logits.shape
+    pi, rew = task.pi_ref, task.reward
+    p = task.p_ref
+    outcomes = np.broadcast_to(np.arange(o), (q, o))
+    grad = {}
+    for name, G in [("exact", None), *((str(G), G) for G in groups)]:
+        if G is None:
+            adv = stabilised_advantage(rew, p[:, None], eps)
+            _, grad[name] = grpo_surrogate(task.ref_logits, task.ref_logits, task.ref_logits, outcomes, pi, adv, 0.0)
+            continue
+        total = np.zeros((q, o))
+        for k in range(G + 1):
+            w = np.where(rew == 1, (k / G) * pi / p[:, None], (1 - k / G) * pi / (1 - p[:, None]))
+            adv = stabilised_advantage(rew, np.full((q, 1), k / G), eps)
+            _, g = grpo_surrogate(task.ref_logits, task.ref_logits, task.ref_logits, outcomes, w, adv, 0.0)
+            total += binom.pmf(k, G, p)[:, None] * g
+        grad[name] = total
+    exact = grad["exact"]
+    ratio = np.array([[np.sum(grad[str(G)][i] * exact[i]) / np.sum(exact[i] ** 2) for G in groups] for i in range(q)])
+    residual = max(
+        float(np.abs(grad[str(G)][i] - ratio[i, j] * exact[i]).max()) for j, G in enumerate(groups) for i in range(q)
+    )
+    rows = [(f"{pp:g}", *ratio[i], (1 - pp) ** 8 + pp**8) for i, pp in enumerate(ps)]
+    headers = ["p", *(f"G = {G}" for G in groups), "P(no signal), G = 8"]
+    return Table(headers, rows, ".3f"), {"ratio": ratio, "residual": residual}

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 __all__ = [
     "CONFIGS",
+    "CYCLING",
     "FULL",
     "GPU_CANDIDATES",
     "QUICK",
@@ -132,3 +133,17 @@ def _fits_on_gpu(budget_s: float) -> str:
         if estimate_gpu_time(CONFIGS[name]).upper_s <= budget_s:
             return name
     return GPU_CANDIDATES[-1]
+
+
+# A hard prompt in a cycling regime (§3's "errors grow where the map is unstable"): three-digit answers, every
+# demonstration uniform noise, and many of them, so that SFT leaves "0+0=" (one right answer in 1000) at p_ref near
+# 1e-3; with beta = 5 and the paper's eps = 1e-5 the recursion from there is a 2-cycle (the parametric chapter checks
+# this with grpo_nb.dynamics). Four prompts (seed 25 draws 0+0 among them), the exact estimator, ten iterations.
+CYCLING = RunConfig(
+    name="cycling",
+    task=TaskConfig(n_prompts=4, out_len=3, noise_min=1.0, noise_max=1.0, demos_per_prompt=16384, seed=25),
+    grpo=GRPOConfig(n_outer=10, beta=5.0, eps=1e-5),
+    beta_sweep=(),
+    weak_inner=(),
+    sampled_run=False,
+)
