@@ -130,3 +130,14 @@ def test_numpy_k3_matches_the_toy_lm_torch_k3():
     logp, logp_ref = np.log(rng.dirichlet(np.ones(7))), np.log(rng.dirichlet(np.ones(7)))
     expected = k3_kl(torch.tensor(logp), torch.tensor(logp_ref)).numpy()
     assert np.allclose(pb.k3(logp, logp_ref), expected, rtol=1e-12, atol=1e-15)
+
+
+def test_negative_checks_of_the_beta_sections():
+    _, ends = amp.condition2_everywhere([1e-5])
+    lhs_min, _, rhs_max, cap = ends[1e-5]
+    assert rhs_max > 1 / (5.5 * np.sqrt(1e-5))  # a tighter claimed bound on the right-hand side is false
+    assert lhs_min < rhs_max  # so (2) fails somewhere at eps = 1e-5
+    _, maps = pb.practice_regime_table([1e-3], [5.0], [1e-5])  # beta = 5 is no practical beta: the orbit cycles
+    assert maps[1e-5].regime[0, 0] == Regime.CYCLE
+    lim = pb.small_beta_limit(0.3, 1e-5, [1e-1, 1e-2])
+    assert not (lim.first_gain_rate >= 4 / np.sqrt(1 + 4e-5)).any()  # a first gain of 4/beta is not guaranteed
