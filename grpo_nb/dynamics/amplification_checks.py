@@ -3,6 +3,10 @@
 * :func:`theorem3_survey`: Theorem 3 in logit form over a (p_ref, beta) grid for several eps: the gap
   logit p* - logit p_ref against its margin 1/(beta sqrt(1/4 + eps)), where condition (2) fails, and the orbit.
 * :func:`condition2_failure_region`: where Theorem 3's printed condition (2) fails, as beta and p_ref ranges.
+* :func:`condition2_small_beta_growth`: the exponent with which the left-hand side of condition (2) grows as
+  beta -> 0, fitted and compared with a claimed exponent.
+* :func:`condition2_everywhere`: whether condition (2) holds for every (beta, p_ref) at an eps, because the
+  smallest left-hand side over beta exceeds the largest right-hand side over p_ref.
 * :func:`theorem4_stability_check`: Lemma 1 / Theorem 4's bound B(p*) against the fixed points' slopes, and
   perturbed orbits that stay (stable) or leave (unstable).
 * :func:`beta_bound_peaks`: the peak of B(p*) per eps against its small-eps value 1/(3^{3/2} sqrt(eps)).
@@ -26,6 +30,7 @@ from grpo_nb.dynamics.orbits import OrbitKind, attractor, orbit_kind
 from grpo_nb.dynamics.paper_bounds import (
     amplification_gap,
     theorem3_condition,
+    theorem3_condition2_log_lhs,
     theorem4_beta_bound,
     theorem4_beta_bound_logit,
 )
@@ -38,7 +43,9 @@ __all__ = [
     "Theorem3Survey",
     "TwoCycle",
     "beta_bound_peaks",
+    "condition2_everywhere",
     "condition2_failure_region",
+    "condition2_small_beta_growth",
     "orbit_table",
     "regime_count_table",
     "theorem3_survey",
@@ -124,40 +131,107 @@ def condition2_failure_region(p_ref: np.ndarray, beta: np.ndarray, eps_values: S
     return Table(headers, rows), region
 
 
+def condition2_small_beta_growth(
+    eps_values: Sequence[float],
+    claimed: Sequence[float],
+    beta: np.ndarray | None = None,
+    rtol: float = 1e-6,
+) -> tuple[Table, list[bool]]:
+    """How fast cosh^2(1/(2 beta sqrt(1/4 + eps))) in condition (2) grows as beta -> 0: a fitted exponent.
+
+    For each eps, the slope of log cosh^2 = log LHS - log beta (:func:`theorem3_condition2_log_lhs`) against 1/beta
+    is fitted by least squares on ``beta`` (default 30 values in [1e-3, 10^-1.5]) and compared with the ``claimed``
+    exponent for that eps (cosh^2 ~ e^{claimed/beta}). Derivation: cosh^2 x = e^{2x}(1 + e^{-2x})^2 / 4, so
+    log cosh^2 x = 2x - log 4 + O(e^{-2x}) with 2x = 1/(beta sqrt(1/4 + eps)): the exponent is 1/sqrt(1/4 + eps),
+    2 at eps = 0. The verdict per eps: |fitted - claimed| <= rtol |claimed|.
+    """
+    beta = np.logspace(-3, -1.5, 30) if beta is None else np.asarray(beta, dtype=float)
+    rows, ok = [], []
+    if len(claimed) != len(eps_values):
+        raise ValueError(f"claimed has {len(claimed)} values; valid is one per eps ({len(eps_values)})")
+    for eps, exponent in zip(eps_values, claimed, strict=True):
+        log_cosh2 = theorem3_condition2_log_lhs(beta, eps) - np.log(beta)
+        fitted = float(np.polyfit(1.0 / beta, log_cosh2, 1)[0])
+        ok.append(bool(abs(fitted - exponent) <= rtol * abs(exponent)))
+        rows.append([eps, f"{fitted:.9f}", f"{exponent:.9f}", f"{abs(fitted / exponent - 1):.1e}"])
+    headers = ["ε", "fitted exponent (slope of log cosh² against 1/β)", "claimed exponent", "relative gap"]
+    return Table(headers, rows), ok
+
+
+def condition2_everywhere(eps_values: Sequence[float], n: int = 200001) -> tuple[Table, dict[float, tuple]]:
+    """Per eps: min over beta of condition (2)'s left-hand side against max over p_ref of its right-hand side.
+
+    The right-hand side is Theorem 4's B at p_ref, B(p) = v sqrt(1 - 4v) / (2 (v + eps)^{3/2}) with v = p(1-p), so
+    it never exceeds 1/(3^{3/2} sqrt(eps)) (the maximum over v of v/(2 (v + eps)^{3/2}), at v = 2 eps). The left-hand
+    side beta cosh^2(c/beta), c = 1/(2 sqrt(1/4 + eps)), is c cosh^2(u)/u with u = c/beta; it has one minimum, and it
+    is at least beta. Hence condition (2) holds for every (beta, p_ref) where min LHS >= max RHS, and for every p_ref
+    once beta >= 1/(3^{3/2} sqrt(eps)). Both extremes are taken on dense grids (``n`` values of u in (0, 10] and of
+    p_ref in (1/2, 1)); returned per eps: (min LHS, the beta where it sits, max RHS, 1/(3^{3/2} sqrt(eps))).
+    """
+    c_over_beta = np.linspace(0, 10, n)[1:]
+    p = np.linspace(0.5, 1, n)[1:-1]
+    rows, facts = [], {}
+    for eps in eps_values:
+        beta = 1.0 / (2.0 * np.sqrt(0.25 + eps)) / c_over_beta
+        lhs = np.exp(theorem3_condition2_log_lhs(beta, eps))
+        rhs_max = float(theorem4_beta_bound(p, eps).max())
+        cap = float(1.0 / (3**1.5 * np.sqrt(eps)))
+        facts[eps] = (float(lhs.min()), float(beta[np.argmin(lhs)]), rhs_max, cap)
+        rows.append([eps, facts[eps][0], facts[eps][1], rhs_max, cap, bool(lhs.min() >= rhs_max)])
+    headers = ["ε", "min over β of β cosh²(·)", "at β", "max over p_ref of the right side", "1/(3^1.5 √ε)",
+               "(2) holds everywhere"]  # fmt: skip
+    return Table(headers, rows, ".4g"), facts
+
+
 @dataclass(frozen=True)
 class StabilityCheck:
-    """Theorem 4 on a grid: the bound's error against |h'(p*)|, whether beta > B(p*) matched |h'| < 1, and orbits."""
+    """Theorem 4 on a grid: B(p*)/beta against a finite-difference slope of the map, stability verdicts, and orbits.
+
+    max_relative_error: largest |B(p*)/beta - |h'(p*)|| / max(|h'(p*)|, 1e-3) with h'(p*) from central differences;
+    bound_matches_stability: beta > B(p*) exactly where the finite-difference |h'(p*)| < 1 (away from |h'| = 1);
+    moved: for stable and unstable fixed points, [how many were perturbed, how many behaved as Theorem 4 says];
+    n_fixed_points: how many fixed points the grid has in all.
+    """
 
     max_relative_error: float
     bound_matches_stability: bool
     moved: dict[str, list[int]]
+    n_fixed_points: int
 
 
 def theorem4_stability_check(
-    p_ref: np.ndarray, beta: np.ndarray, eps: float, *, delta: float = 1e-6, n_steps: int = 200
+    p_ref: np.ndarray, beta: np.ndarray, eps: float, *, delta: float = 1e-6, n_steps: int = 200, step: float = 1e-3
 ) -> StabilityCheck:
     """Lemma 1 / Theorem 4 on the broadcast (p_ref column, beta row) grid at one eps.
 
-    B(p*)/beta is compared with |h'(p*)| at every fixed point, and beta > B(p*) with |h'(p*)| < 1. Then each fixed
-    point with |logit| < 50 that is not near-neutral (| |h'| - 1 | > 0.05) is perturbed by ``delta`` in logit and
-    iterated ``n_steps`` times: ``moved`` counts, for stable and for unstable ones, [how many, how many came back
-    within delta/10 (stable) or left beyond 10 delta (unstable)].
+    The slope of h at each fixed point is measured without Proposition 1's formula: by a central difference of the
+    logit map g (Theorem 2 in log-odds) with logit step ``step``; since g = logit o h o sigmoid and h(p*) = p*, the
+    chain rule gives g'(z*) = h'(p*) at a fixed point. It is compared with Lemma 1's B(p*)/beta, and beta > B(p*) with
+    |h'(p*)| < 1 (fixed points with | |h'| - 1 | < 1e-6 are left out of that comparison). Then each fixed point with
+    |logit| < 50 that is not near-neutral (| |h'| - 1 | > 0.05) is perturbed by ``delta`` in logit and iterated
+    ``n_steps`` times: ``moved`` counts, for stable and for unstable ones, [how many, how many came back within
+    delta/10 (stable) or left beyond 10 delta (unstable)].
     """
     grid = fixed_points_grid(p_ref, beta, eps)
     has = ~np.isnan(grid.logits)
-    bound = theorem4_beta_bound_logit(np.nan_to_num(grid.logits), eps)
-    err = np.abs(bound / beta[..., None] - np.abs(grid.slopes))[has] / np.maximum(np.abs(grid.slopes[has]), 1e-300)
-    matches = bool(((beta[..., None] > bound)[has] == grid.stable[has]).all())
-    sel = has & (np.abs(grid.logits) < 50) & (np.abs(np.abs(grid.slopes) - 1) > 0.05)
+    a = np.broadcast_to(logit(p_ref)[..., None], grid.logits.shape)
+    b = np.broadcast_to(np.asarray(beta, dtype=float)[..., None], grid.logits.shape)
+    z_star = np.where(has, grid.logits, 0.0)
+    fd = (logit_map(z_star + step, a, b, eps) - logit_map(z_star - step, a, b, eps)) / (2 * step)
+    bound = theorem4_beta_bound_logit(z_star, eps)
+    err = np.abs(bound / b - np.abs(fd))[has] / np.maximum(np.abs(fd[has]), 1e-3)
+    decided = has & (np.abs(np.abs(fd) - 1) > 1e-6)
+    matches = bool(((b > bound)[decided] == (np.abs(fd) < 1)[decided]).all())
+    sel = has & (np.abs(grid.logits) < 50) & (np.abs(np.abs(fd) - 1) > 0.05)
     i, j, k = np.nonzero(sel)
-    z_star, slope = grid.logits[i, j, k], grid.slopes[i, j, k]
-    z = logit_map_power(z_star + delta, logit(p_ref[i, 0]), beta[0, j], eps, n_steps)
+    z_sel, slope = grid.logits[i, j, k], fd[i, j, k]
+    z = logit_map_power(z_sel + delta, a[i, j, k], b[i, j, k], eps, n_steps)
     stable = np.abs(slope) < 1
     moved = {
-        "stable": [int(stable.sum()), int(np.sum(stable & (np.abs(z - z_star) < delta / 10)))],
-        "unstable": [int((~stable).sum()), int(np.sum(~stable & (np.abs(z - z_star) > 10 * delta)))],
+        "stable": [int(stable.sum()), int(np.sum(stable & (np.abs(z - z_sel) < delta / 10)))],
+        "unstable": [int((~stable).sum()), int(np.sum(~stable & (np.abs(z - z_sel) > 10 * delta)))],
     }
-    return StabilityCheck(float(err.max()), matches, moved)
+    return StabilityCheck(float(err.max()), matches, moved, int(has.sum()))
 
 
 def beta_bound_peaks(eps_values: Sequence[float], n: int = 200001) -> tuple[Table, list[dict]]:

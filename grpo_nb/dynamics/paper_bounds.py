@@ -24,21 +24,31 @@ from grpo_nb.validation import check_beta, check_eps, check_p, check_p_ref
 __all__ = [
     "amplification_gap",
     "theorem3_condition",
+    "theorem3_condition2_log_lhs",
     "theorem3_condition2_log_margin",
     "theorem4_beta_bound",
     "theorem4_beta_bound_logit",
 ]
 
 
+def theorem3_condition2_log_lhs(beta: object, eps: object) -> np.ndarray:
+    """log of the left-hand side of Theorem 3's condition (2), log(beta cosh^2(x)) with x = 1/(2 beta sqrt(1/4+eps)).
+
+    Computed as log beta + 2 (logaddexp(x, -x) - log 2), finite where cosh^2 itself overflows (beta ~ 1e-3).
+    """
+    beta, eps = check_beta(beta), check_eps(eps)
+    x = 1.0 / (2.0 * beta * np.sqrt(0.25 + eps))
+    return np.log(beta) + 2.0 * (np.logaddexp(x, -x) - np.log(2.0))
+
+
 def theorem3_condition2_log_margin(p_ref: object, beta: object, eps: object) -> np.ndarray:
     """log(LHS) - log(RHS) of Theorem 3's condition (2); +inf where the RHS is <= 0 (p_ref <= 1/2).
 
-    Condition (2) holds where the margin is >= 0. LHS = beta cosh^2(x), x = 1/(2 beta sqrt(1/4+eps)), with
-    log cosh x = logaddexp(x, -x) - log 2; RHS = p_ref(1-p_ref)(2p_ref-1) / (2 (p_ref(1-p_ref)+eps)^{3/2}).
+    Condition (2) holds where the margin is >= 0. LHS = beta cosh^2(x) (:func:`theorem3_condition2_log_lhs`);
+    RHS = p_ref(1-p_ref)(2p_ref-1) / (2 (p_ref(1-p_ref)+eps)^{3/2}), which is Theorem 4's B evaluated at p_ref.
     """
     p_ref, beta, eps = check_p_ref(p_ref), check_beta(beta), check_eps(eps)
-    x = 1.0 / (2.0 * beta * np.sqrt(0.25 + eps))
-    log_lhs = np.log(beta) + 2.0 * (np.logaddexp(x, -x) - np.log(2.0))
+    log_lhs = theorem3_condition2_log_lhs(beta, eps)
     v = p_ref * (1.0 - p_ref)
     rhs = v * (2.0 * p_ref - 1.0) / (2.0 * (v + eps) ** 1.5)
     with np.errstate(divide="ignore", invalid="ignore"):
