@@ -26,3 +26,16 @@ def test_region_of_a_small_map() -> None:
     assert 2 < r.beta_min < r.beta_max < 20
     with pytest.raises(ValueError, match="LyapunovMap"):
         cr.chaos_region("not a map")
+
+
+def test_lyapunov_map_figure_draws() -> None:
+    import matplotlib.pyplot as plt
+
+    from grpo_nb.dynamics.cycle_geometry import flip_curve, no_cycle_threshold
+    from grpo_nb.plots.hard_prompt_regions import plot_lyapunov_map
+
+    s = cr.chaos_survey(np.geomspace(1e-6, 1e-2, 5), np.geomspace(3.0, 15.0, 40), 1e-5)
+    curves = {"p_c": no_cycle_threshold(s.map.beta, 1e-5), "p_up": flip_curve(s.map.beta, 1e-5)[1]}
+    fig = plot_lyapunov_map(s.map, s.region.chaotic, curves, title="test")
+    assert len(fig.axes) == 2 and not s.unconfirmed
+    plt.close(fig)

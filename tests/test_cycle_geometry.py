@@ -51,7 +51,7 @@ def test_threshold_survey_small_grid() -> None:
     t = cg.threshold_survey([0.2, 2.0], [1e-5])
     assert t.cycles_above == 0 and t.non_monotone_above == 0 and t.cycles_between == 0
     assert t.two_cycles_below == t.n_below == 2
-    assert abs(t.gap_ratio[0] - 1) < 0.02 and t.gap_ratio[1] < t.gap_ratio[0]  # leading order as beta -> 0
+    assert abs(t.gap_ratio[0, 0] - 1) < 0.02 and t.gap_ratio[0, 1] < t.gap_ratio[0, 0]  # leading order as beta -> 0
     with pytest.raises(ValueError, match="eps"):
         cg.threshold_survey([1.0], [0.0])
     with pytest.raises(ValueError, match="beta"):

@@ -22,7 +22,15 @@ from grpo_nb.dynamics.map import logit_map, logit_map_power
 from grpo_nb.dynamics.orbits import OrbitClass, classify_orbits
 from grpo_nb.validation import check_beta, check_map_params, check_p_ref, check_positive_int, check_scalar
 
-__all__ = ["ChaosRegion", "LyapunovMap", "chaos_region", "lyapunov_map", "twin_orbit_growth"]
+__all__ = [
+    "ChaosRegion",
+    "ChaosSurvey",
+    "LyapunovMap",
+    "chaos_region",
+    "chaos_survey",
+    "lyapunov_map",
+    "twin_orbit_growth",
+]
 
 
 @dataclass(frozen=True)
@@ -106,3 +114,42 @@ def twin_orbit_growth(
         z, w = logit_map(z, a, beta, eps), logit_map(w, a, beta, eps)
         worst = np.maximum(worst, np.abs(z - w) / np.maximum(1.0, np.abs(z)))
     return worst
+
+
+@dataclass(frozen=True)
+class ChaosSurvey:
+    """A :class:`LyapunovMap`, its :class:`ChaosRegion`, and the twin-orbit test of its chaotic and cycle points.
+
+    chaos_growth: :func:`twin_orbit_growth` at every chaotic point (from 1e-10); cycle_growth: the same over
+    ``n_cycle`` steps at every cycle point; region: the chaotic points whose twin orbits reach ``confirm``.
+    """
+
+    map: LyapunovMap
+    region: ChaosRegion
+    chaos_growth: np.ndarray
+    cycle_growth: np.ndarray
+    unconfirmed: list[list]
+
+
+def chaos_survey(
+    p_ref: object, beta: object, eps: object, *, confirm: float = 1e-3, n_cycle: int = 2000
+) -> ChaosSurvey:
+    """:func:`lyapunov_map`, then :func:`twin_orbit_growth` at every chaotic and every cycle point; the region is
+    that of the chaotic points the twin orbits confirm (growth from 1e-10 to at least ``confirm``).
+
+    unconfirmed: p_ref, beta, exponent and growth of each chaotic point the twin orbits did not confirm."""
+    m = lyapunov_map(p_ref, beta, eps)
+    p, b = np.broadcast_arrays(m.p_ref[:, None], m.beta[None, :])
+    chaotic, cycle = m.kind == OrbitClass.CHAOTIC, m.kind == OrbitClass.CYCLE
+    grow = twin_orbit_growth(p[chaotic], b[chaotic], m.eps)
+    shrink = twin_orbit_growth(p[cycle], b[cycle], m.eps, n=n_cycle)
+    ok = chaotic.copy()
+    ok[chaotic] = grow >= confirm
+    confirmed = LyapunovMap(
+        m.p_ref, m.beta, m.eps, np.where(chaotic & ~ok, OrbitClass.CYCLE, m.kind), m.period, m.lyapunov
+    )
+    bad = chaotic & ~ok
+    unconfirmed = [
+        [pp, bb, lam, g] for pp, bb, lam, g in zip(p[bad], b[bad], m.lyapunov[bad], grow[~ok[chaotic]], strict=True)
+    ]
+    return ChaosSurvey(m, chaos_region(confirmed), grow, shrink, unconfirmed)

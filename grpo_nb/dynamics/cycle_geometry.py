@@ -31,6 +31,7 @@ __all__ = [
     "LimitCycles",
     "ThresholdSurvey",
     "cycle_location_survey",
+    "flip_curve",
     "flip_interval",
     "limit_cycles",
     "no_cycle_threshold",
@@ -82,6 +83,12 @@ def flip_interval(beta: object, eps: object) -> tuple[float, float]:
         return float(expit(z - (logit_map(z, 0.0, beta, eps)))) if np.isfinite(z) else 0.0
 
     return p_of(lower), p_of(upper)
+
+
+def flip_curve(beta: object, eps: object) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`flip_interval` over a 1-D array of beta at one eps: arrays (p_low, p_up) (NaN where no flip)."""
+    beta = check_beta(beta).reshape(-1)
+    return tuple(np.array(v) for v in zip(*(flip_interval(b, eps) for b in beta), strict=True))
 
 
 @dataclass(frozen=True)
@@ -211,7 +218,8 @@ class ThresholdSurvey:
     p_ref >= p_c that are not monotone from step 1; cycles_between: attracting cycles with p_ref strictly between
     the upper flip point p_up and p_c; two_cycles_below: grid points just below p_up (logit offset ``below``)
     where a 2-cycle is found; n_below: how many such points were tried; gap_ratio: (logit p_c - logit p_up) /
-    (24 beta (1/4 + eps)^{3/2}), the leading-order gap; rows: beta, eps, p_c, p_up, the gap and its ratio.
+    (24 beta (1/4 + eps)^{3/2}), the leading-order gap, shape (n_eps, n_beta), NaN where no flip; rows: beta,
+    eps, p_c, p_up, the gap and its ratio.
     """
 
     cycles_above: int
@@ -233,9 +241,9 @@ def threshold_survey(
     if np.any(eps == 0):
         raise ValueError("eps=0.0 is out of range here; valid range is eps > 0")
     cycles_above = non_mono = cycles_between = two_below = n_below = 0
-    ratios, rows = [], []
-    for e in np.unique(eps):
-        for b in np.unique(beta):
+    ratios, rows = np.full((eps.size, beta.size), np.nan), []
+    for i, e in enumerate(eps):
+        for j, b in enumerate(beta):
             a_c = float(logit(no_cycle_threshold(b, e)))
             a_up = float(logit(flip_interval(b, e)[1]))
             up = expit(a_c + np.asarray(above))
@@ -251,7 +259,6 @@ def threshold_survey(
             n_below += 1
             lc = limit_cycles(expit(a_up - below * gap), b, e, transient=40000)
             two_below += int(np.any(lc.period == 2))
-            ratio = gap / (24 * b * (0.25 + e) ** 1.5)
-            ratios.append(ratio)
-            rows.append([b, e, expit(a_c), expit(a_up), gap, ratio])
-    return ThresholdSurvey(cycles_above, non_mono, cycles_between, two_below, n_below, np.array(ratios), rows)
+            ratios[i, j] = gap / (24 * b * (0.25 + e) ** 1.5)
+            rows.append([b, e, expit(a_c), expit(a_up), gap, ratios[i, j]])
+    return ThresholdSurvey(cycles_above, non_mono, cycles_between, two_below, n_below, ratios, rows)
