@@ -4,6 +4,7 @@ supremum a + 1/(beta sqrt(eps)); each check rejects a wrong formula."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 import sympy as sp
 from scipy.special import logit
 
@@ -84,3 +85,11 @@ def test_curvature_and_flip_gap_reject_a_wrong_factor() -> None:
 def test_threshold_steps_all_hold() -> None:
     steps = hp.threshold_steps()
     assert len(steps) == 5 and all(s.holds for s in steps)
+
+
+def test_a_mutated_shared_map_fails_the_derivation(monkeypatch: pytest.MonkeyPatch) -> None:
+    """eps -> 2 eps in the variance term of the shared g: the derivation from Theorem 2's h rejects it."""
+    mutated = hp.A + 1 / (hp.BETA * sp.sqrt(V + 2 * hp.EPS))
+    monkeypatch.setattr(hp, "G", mutated)
+    assert not hp.logit_map_from_theorem2().holds
+    assert not hp.logit_map_minimum().holds and not hp.no_cycle_threshold().holds
