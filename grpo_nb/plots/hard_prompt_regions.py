@@ -25,8 +25,8 @@ def plot_lyapunov_map(m: LyapunovMap, chaotic: np.ndarray, curves: Mapping[str, 
     fig.colorbar(mesh, ax=ax, label=r"Lyapunov exponent $\lambda$ (clipped to [-2, 0.5])")
     b, p = np.broadcast_arrays(m.beta[None, :], m.p_ref[:, None])
     ax.scatter(b[chaotic], p[chaotic], s=4, c="k", label="chaotic (confirmed by twin orbits)")
-    for (label, values), style in zip(curves.items(), ("-", "--", ":"), strict=False):
-        ax.plot(m.beta, values, style, color="tab:green", lw=1.6, label=label)
+    for (label, values), style in zip(curves.items(), ("-", "--", "--", ":"), strict=False):
+        ax.plot(m.beta, values, style, color="tab:green", lw=1.6, label=label or None)
     ax.set(xscale="log", yscale="log", xlabel=r"$\beta$", ylabel=r"$p_{ref}$", title=title)
     ax.set_ylim(m.p_ref.min(), m.p_ref.max())
     ax.legend(loc="lower left", fontsize=8)
