@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 import sympy as sp
 
@@ -39,6 +40,7 @@ def test_statements_link_to_the_settling_chapter(entries: list[er.Erratum]) -> N
         "policy_dynamics",
         "amplification",
         "parametric_grpo",
+        "hard_prompts",
     }
     for e in entries:
         if e.kind == "statement":
@@ -67,3 +69,62 @@ def test_table_renders_all_rows(entries: list[er.Erratum]) -> None:
     lines = table.splitlines()
     assert len(lines) == len(entries) + 2
     assert "FAILS" not in table and "HOLDS" not in table
+
+
+# --- the rows added for the convergence claim, p* = 1, Fig. 3, Theorem 5's factor 2 and the clip range:
+# each check fails on the printed statement and passes on the corrected one, and each can go both ways.
+
+
+def _row(entries: list[er.Erratum], start: str) -> er.Erratum:
+    (row,) = [e for e in entries if e.location.startswith(start)]
+    return row
+
+
+@pytest.mark.parametrize(
+    "start",
+    [
+        "Abstract; §1, contribution (3)",
+        "§3, after Proposition 1",
+        "§4, Fig. 3's caption",
+        "Proof of Theorem 5, second line",
+        "§2, GRPO-Clip and §2.3",
+    ],
+)
+def test_new_rows_fail_printed_and_pass_corrected(entries: list[er.Erratum], start: str) -> None:
+    row = _row(entries, start)
+    assert row.printed_check is not None and not row.printed_check.holds
+    assert row.corrected_check.holds and row.confirmed
+
+
+def test_convergence_check_can_go_both_ways() -> None:
+    assert er.orbit_converges(1e-3, 10.0, 1e-5)  # a stable fixed point: converges
+    assert not er.orbit_converges(1e-3, 5.0, 1e-5)  # the paper's Fig. 5 run: a 2-cycle
+
+
+def test_fig3_readings_accept_a_region_that_matches_the_caption() -> None:
+    beta = np.logspace(-3, 3, 61)[None, :]
+    p_ref = np.linspace(0.51, 0.999, 50)[:, None]
+    caption_region = (p_ref > 0.9) & (beta < 1.0)  # what the caption describes
+    caption, _, island = er.fig3_readings(caption_region, p_ref, beta)
+    assert caption and not island
+    text_region = np.broadcast_to(beta >= 0.1, caption_region.shape)  # "beta not too small"
+    assert er.fig3_readings(text_region, p_ref, beta)[1]
+
+
+def test_theorem5_bound_is_rejected_only_with_the_misplaced_factor(entries: list[er.Erratum]) -> None:
+    row = _row(entries, "Proof of Theorem 5, second line")
+    assert row.extraction  # a lost pair of parentheses would print the same text
+    assert row.printed_check.residual == sp.Symbol("TV_0", positive=True)  # the printed bound misses TV_0
+    assert "unverified: extraction" in er.errata_table([row]).data
+
+
+def test_unclipped_deviation_needs_eps_beyond_the_stated_range() -> None:
+    assert er.unclipped_deviation(1.0) > 0.9  # eps = 1 still clips x = 2..5 for A > 0
+    assert er.unclipped_deviation(lambda x: np.abs(x - 1.0)) < 1e-12
+    assert er.unclipped_deviation(lambda x: np.abs(x - 1.0) / 2) > 0.1  # half that range clips again
+
+
+def test_p_star_one_printed_identity_fails_and_holds_at_eps_zero_limit(entries: list[er.Erratum]) -> None:
+    row = _row(entries, "§3, after Proposition 1")
+    eps = sp.Symbol("epsilon", positive=True)
+    assert sp.limit(row.printed_check.lhs, eps, 0, "+") == 1  # only the eps -> 0 limit gives h(1) = 1

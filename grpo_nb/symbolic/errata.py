@@ -3,6 +3,8 @@ formula, that the printed one fails.
 
 Only slips of the paper itself are listed. Gaps left by the PDF-to-text extraction of our copy (a vanished minus
 sign, "<" or inline formula, e.g. "Assuming 0 and replacing" or "(1ϵ)") are not errata and are not listed.
+A row whose printed text could also be what the extraction made of a correct formula (a lost pair of parentheses,
+say) is kept, with :attr:`Erratum.extraction` set: the table marks it "unverified: extraction".
 Four kinds: ``formula`` (a printed expression is wrong), ``reference`` (a step cites the wrong lemma), ``step`` (a
 true inequality too weak for the conclusion drawn from it), and ``statement`` (the claim needs a stronger or weaker
 form; the chapter named in :attr:`Erratum.chapter` settles it).
@@ -12,11 +14,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
 import sympy as sp
 from IPython.display import Markdown
+from scipy.special import expit, logit
 
+from grpo_nb.clipping import clipped_term
+from grpo_nb.dynamics.chaos_region import twin_orbit_growth
+from grpo_nb.dynamics.cycle_geometry import no_cycle_threshold
 from grpo_nb.dynamics.fixed_points import fixed_points
+from grpo_nb.dynamics.map import iterate_logit, logit_h
 from grpo_nb.dynamics.orbits import orbit_kind
+from grpo_nb.dynamics.paper_bounds import theorem3_condition
 from grpo_nb.report import escape_markdown, markdown_table
 from grpo_nb.symbolic import amplification as amp
 from grpo_nb.symbolic import parametric as par
@@ -24,7 +33,16 @@ from grpo_nb.symbolic.expressions import BETA, EPS, P_REF, P, h_expr, omega_minu
 from grpo_nb.symbolic.identity import Identity, check_equal
 from grpo_nb.symbolic.policy_dynamics import remark1_discontinuity, theorem2_logistic_form
 
-__all__ = ["Erratum", "errata", "errata_table", "printed_eq9_ratio", "printed_lemma3_sigma_product"]
+__all__ = [
+    "Erratum",
+    "errata",
+    "errata_table",
+    "fig3_readings",
+    "orbit_converges",
+    "printed_eq9_ratio",
+    "printed_lemma3_sigma_product",
+    "unclipped_deviation",
+]
 
 
 @dataclass(frozen=True)
@@ -38,6 +56,7 @@ class Erratum:
     corrected_check: Identity
     printed_check: Identity | None = None
     chapter: str | None = None
+    extraction: bool = False
 
     @property
     def confirmed(self) -> bool:
@@ -332,14 +351,232 @@ def _divergent() -> Erratum:
     )
 
 
+def _numeric(name: str, value: float, target: float, holds: bool, relation: str = "==", notes: str = "") -> Identity:
+    """A numeric claim as an :class:`Identity` (value, target and the verdict computed by the caller)."""
+    return Identity(name, sp.Float(value), sp.Float(target), bool(holds), relation=relation, notes=notes)
+
+
+def orbit_converges(p_ref: float, beta: float, eps: float, *, n: int = 4000, tail: int = 200) -> bool:
+    """Whether the orbit of Eq. (8) from p_ref has settled: its last ``tail`` logit steps are all below 1e-8."""
+    z = iterate_logit(p_ref, beta, eps, n)
+    return bool(np.max(np.abs(np.diff(z[-tail:]))) < 1e-8 * max(1.0, float(np.abs(z[-1]))))
+
+
+def _convergence_claim() -> Erratum:
+    cycle, chaos = (1e-3, 5.0, 1e-5), (1e-4, 5.2, 1e-5)
+    p_c = no_cycle_threshold(5.0, 1e-5)
+    printed = _numeric(
+        "the orbit from p_ref converges, at the 2-cycle and at the chaotic example",
+        sum(orbit_converges(*c) for c in (cycle, chaos)),
+        2,
+        all(orbit_converges(*c) for c in (cycle, chaos)),
+    )
+    kind_cycle, kind_chaos = orbit_kind(*cycle), orbit_kind(*chaos)
+    twin = float(twin_orbit_growth(*chaos))
+    corrected = _all(
+        "counterexamples, and convergence above p_c",
+        [
+            _numeric(
+                "beta = 5, p_ref = 1e-3: period of the limit cycle",
+                kind_cycle.period or 0,
+                2,
+                kind_cycle.kind == "cycle" and kind_cycle.period == 2,
+            ),
+            _numeric(
+                "beta = 5.2, p_ref = 1e-4: twin orbits 1e-10 apart separate to",
+                twin,
+                1e-3,
+                kind_chaos.kind == "chaotic" and twin >= 1e-3,
+                relation=">=",
+            ),
+            _numeric(
+                "beta = 5, p_ref = p_c(5, 1e-5): the orbit converges",
+                p_c,
+                0.0,
+                orbit_converges(float(p_c), 5.0, 1e-5),
+                relation=">",
+            ),
+        ],
+    )
+    return Erratum(
+        "Abstract; §1, contribution (3); §6, Conclusion",
+        "the recursion of the success probability converges to a fixed point (the abstract without condition; "
+        "contribution (3) and the conclusion 'under mild assumptions')",
+        "Theorem 4 is local: it needs p_ref near a fixed point with |h′(p*)| < 1. From p_0 = p_ref the orbit can "
+        "settle on a 2-cycle (β = 5, p_ref = 10⁻³, ε = 10⁻⁵: the paper's own Fig. 5 run) or be chaotic "
+        "(β = 5.2, p_ref = 10⁻⁴); it converges for every β only when p_ref ≥ p_c(β, ε) = σ(−1/(β√(1/4+ε)))",
+        "statement",
+        corrected,
+        printed,
+        "hard_prompts",
+    )
+
+
+def _p_star_one() -> Erratum:
+    a = sp.Symbol("a", real=True)
+    beta, eps = sp.symbols("beta epsilon", positive=True)
+    p_ref = 1 / (1 + sp.exp(-a))
+    h_at_one = 1 / (1 + (1 - p_ref) / p_ref * sp.exp(-1 / (beta * sp.sqrt(eps))))  # Eq. (8) at p = 1 (v = 0)
+    gap = sp.simplify(1 - h_at_one)
+    grid = np.meshgrid(np.geomspace(1e-9, 1 - 1e-9, 9), np.geomspace(1e-3, 1e3, 9), [1e-8, 1e-5, 1e-2, 1.0])
+    finite = np.isfinite(logit_h(1.0, *grid))
+    interior = fixed_points(0.3, 2.0, 1e-2)
+    corrected = _all(
+        "h(1) < 1 for eps > 0, and an example without a fixed point near 1",
+        [
+            Identity("1 - h(1) > 0 (eps > 0)", gap, sp.Integer(0), bool(gap.is_positive), relation=">"),
+            _numeric(
+                "grid of (p_ref, beta, eps): points with logit h(1) finite",
+                finite.sum(),
+                finite.size,
+                bool(finite.all()),
+            ),
+            _numeric(
+                "p_ref = 0.3, beta = 2, eps = 1e-2: largest fixed point",
+                interior[-1].p,
+                0.99,
+                len(interior) == 1 and interior[-1].p < 0.99,
+                relation="<",
+            ),
+        ],
+    )
+    return Erratum(
+        "§3, after Proposition 1 (reading Fig. 2)",
+        "p* = 1 is almost always a fixed point",
+        "for ε > 0, h(1) = σ(logit p_ref + 1/(β√ε)) < 1, so p = 1 is never a fixed point; there is often a fixed "
+        "point next to 1, with logit ≈ logit p_ref + 1/(β√ε), but not always (p_ref = 0.3, β = 2, ε = 10⁻²: the "
+        "only fixed point is interior). With ε = 0, 1 is a fixed point of the continuous extension only",
+        "statement",
+        corrected,
+        check_equal("h(1) = 1", h_at_one, sp.Integer(1)),
+        "policy_dynamics",
+    )
+
+
+def fig3_readings(holds: np.ndarray, p_ref: np.ndarray, beta: np.ndarray) -> tuple[bool, bool, bool]:
+    """Read a grid of Theorem 3's condition (2) (``holds``, broadcast with ``p_ref`` and ``beta``) three ways.
+
+    caption: it never holds for p_ref < 0.9 and beta > 10 ("satisfied only for high p and small beta"); text: it
+    never holds for p_ref > 0.99 and beta < 1e-2 ("for high p_ref, beta not too small"); island: it fails
+    somewhere, and only at p_ref > 0.95, 0.3 < beta < 61.
+    """
+    b, p = np.broadcast_arrays(beta, p_ref)
+    fails = ~holds
+    caption = not holds[(p < 0.9) & (b > 10)].any()
+    text = not holds[(p > 0.99) & (b < 1e-2)].any()
+    island = bool(fails.any() and np.all((p[fails] > 0.95) & (b[fails] > 0.3) & (b[fails] < 61)))
+    return caption, text, island
+
+
+def _fig3_caption() -> Erratum:
+    beta = np.logspace(-3, 3, 301)[None, :]
+    p_ref = expit(np.linspace(0.0, logit(1 - 1e-9), 301))[1:, None]
+    holds = theorem3_condition(p_ref, beta, 1e-5)
+    caption, text, island = fig3_readings(holds, p_ref, beta)
+    fails = ~holds
+    printed = _numeric(
+        "either reading of caption and text matches the computed region",
+        caption + text,
+        1,
+        caption or text,
+        relation=">=",
+    )
+    corrected = _numeric(
+        "eps = 1e-5: grid points where condition (2) fails, all with p_ref > 0.95, 0.3 < beta < 61",
+        fails.sum(),
+        0,
+        island,
+        relation=">",
+    )
+    return Erratum(
+        "§4, Fig. 3's caption and the sentence after it",
+        "caption: condition (2) is 'mostly satisfied only for high p and small β (Blue area)'; text: the "
+        "condition is mild, and 'for high p_ref, β needs to be selected not too small'",
+        "the two contradict each other, and neither matches the computed region: at ε = 10⁻⁵ condition (2) fails "
+        "only on an island, p_ref above about 0.96 and 0.3 < β < 61; it holds at every β for lower p_ref, and at "
+        "small β for every p_ref. The figure itself is not in our text copy",
+        "statement",
+        corrected,
+        printed,
+        "amplification",
+    )
+
+
+def _theorem5_factor2() -> Erratum:
+    t0 = sp.Symbol("TV_0", positive=True)
+    deltas = sp.symbols("delta_1:4", positive=True)
+    tv_n = t0 + sum(deltas)  # Assumption 1 unrolled, with equality at every step
+
+    def bound(factor: int) -> Identity:
+        rhs = 2 * sum(deltas) + factor * t0
+        residual = sp.simplify(2 * tv_n - rhs)
+        return Identity(
+            f"2 TV_3 <= 2 sum delta + {factor} TV_0",
+            2 * tv_n,
+            rhs,
+            bool(residual.is_nonpositive),
+            residual=residual,
+            relation="<=",
+        )
+
+    return Erratum(
+        "Proof of Theorem 5, second line of the display",
+        "2 TV(π̃_n‖π_n) ≤ 2 Σδ_i + TV(π̃_0, π_0)",
+        "2 TV(π̃_n‖π_n) ≤ 2 Σδ_i + 2 TV(π̃_0‖π_0): unrolling Assumption 1, the factor 2 multiplies every term. "
+        "Harmless in the theorem, where TV(π̃_0‖π_0) = 0",
+        "formula",
+        bound(2),
+        bound(1),
+        "parametric_grpo",
+        extraction=True,
+    )
+
+
+def unclipped_deviation(clip_eps: object) -> float:
+    """max |f_eps(x, A) - x A| over x in [0, 5] (shape (501, 1)) and four advantages; ``clip_eps`` is a number or
+    a function of x."""
+    x = np.linspace(0.0, 5.0, 501)[:, None]
+    adv = np.array([-1.0, -0.3, 0.4, 1.0])[None, :]
+    eps = clip_eps(x) if callable(clip_eps) else clip_eps
+    return float(np.max(np.abs(clipped_term(x, adv, eps) - x * adv)))
+
+
+def _clip_range() -> Erratum:
+    at_one = unclipped_deviation(1.0)
+    wide = unclipped_deviation(lambda x: np.abs(x - 1.0))
+    limit = unclipped_deviation(np.inf)
+    printed = _numeric("max |f_1(x, A) - x A| (eps = 1, the top of [0, 1])", at_one, 0.0, at_one < 1e-12)
+    corrected = _numeric(
+        "max |f_eps(x, A) - x A| for eps >= |x - 1| and eps = inf",
+        max(wide, limit),
+        0.0,
+        wide < 1e-12 and limit < 1e-12,
+    )
+    return Erratum(
+        "§2, GRPO-Clip and §2.3",
+        "ε ∈ [0, 1] in f_ε, then 'without the clipping (ε → +∞)'",
+        "the unclipped objective is the limit ε → ∞, outside the stated range: at ε = 1 the upper clip still "
+        "binds (f_1(3, A) = 2A for A > 0), while f_ε(x, A) = xA once ε ≥ |x − 1|. The range is ε ≥ 0",
+        "statement",
+        corrected,
+        printed,
+        "effective_loss",
+    )
+
+
 def errata() -> list[Erratum]:
     """Every erratum we found, in the order of the paper."""
     return [
+        _convergence_claim(),
+        _clip_range(),
         _eq3(),
         _remark1(),
+        _p_star_one(),
         _theorem3_condition(),
+        _fig3_caption(),
         _divergent(),
         _theorem5_limsup(),
+        _theorem5_factor2(),
         _eq9(),
         _lemma2_strict(),
         _lemma2_f_minus(),
@@ -367,7 +604,7 @@ def errata_table(entries: list[Erratum] | None = None) -> Markdown:
         rows.append(
             [
                 str(i),
-                f"{escape_markdown(e.location)} ({e.kind})",
+                f"{escape_markdown(e.location)} ({e.kind}{'; unverified: extraction' if e.extraction else ''})",
                 escape_markdown(e.printed),
                 escape_markdown(e.corrected),
                 f"{corrected} / {printed}",
