@@ -164,16 +164,24 @@ class _FixedReward:
         return list(self.rewards)
 
 
-def kl_check(probe: Probe, estimator: str = "k3", *, bias_correction: bool = False, seed: int = 0) -> float:
+def kl_check(
+    probe: Probe,
+    estimator: str = "k3",
+    *,
+    bias_correction: bool = False,
+    claim_ratio: bool | None = None,
+    seed: int = 0,
+) -> float:
     """|TRL's logged KL - the book's estimator| with log pi_ref - log pi_theta = d set per token (d ~ U(-1, 1)).
 
     ``estimator``: "k3" (exp(d) - d - 1, the book's), "k1" (-d) or "k2" (d^2/2); with ``bias_correction`` TRL's
-    ``use_bias_correction_kl`` is on, the ratio pi_theta/pi_old is set to exp(u), u ~ U(-0.5, 0.5), and the book's
-    estimate is k3 times the ratio."""
+    ``use_bias_correction_kl`` is on, the ratio pi_theta/pi_old is set to exp(u), u ~ U(0, 0.5), and the book's
+    estimate is k3 times the ratio (``claim_ratio``: whether the book's formula has that factor; default
+    ``bias_correction``)."""
     check_choice("estimator", estimator, ("k1", "k2", "k3"))
     gen = torch.Generator().manual_seed(seed)
     d = torch.rand(probe.logp.shape, generator=gen) * 2 - 1
-    u = (torch.rand(probe.logp.shape, generator=gen) - 0.5) if bias_correction else torch.zeros_like(d)
+    u = torch.rand(probe.logp.shape, generator=gen) * 0.5 if bias_correction else torch.zeros_like(d)
     probe.trainer.args.use_bias_correction_kl = bias_correction
     probe.loss(
         ref_per_token_logps=probe.logp + d,
@@ -182,7 +190,7 @@ def kl_check(probe: Probe, estimator: str = "k3", *, bias_correction: bool = Fal
     )
     mask = _np(probe.inputs["completion_mask"])
     per_token = {"k3": _np(k3_kl(probe.logp, probe.logp + d)), "k1": -_np(d), "k2": _np(d) ** 2 / 2}[estimator]
-    if bias_correction:
+    if bias_correction if claim_ratio is None else claim_ratio:
         per_token = per_token * np.exp(_np(u))
     book = float((per_token * mask).sum() / mask.sum())
     return abs(probe.logged("kl") - book)

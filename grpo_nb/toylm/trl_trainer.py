@@ -103,6 +103,11 @@ TRL_CONFIGS: dict[str, TRLRunConfig] = {
 
 def beta_effective(beta: float, G: int) -> float:
     """The paper's beta that TRL's beta amounts to: beta sqrt(G/(G-1)) (Bessel's factor on the advantage)."""
+    from grpo_nb.validation import check_positive_int
+
+    check_positive_int("G", G, minimum=2)
+    if not (np.isfinite(beta) and beta >= 0):
+        raise ValueError(f"beta={beta!r} is out of range; valid range is 0 <= beta < inf")
     return beta * float(np.sqrt(G / (G - 1)))
 
 
