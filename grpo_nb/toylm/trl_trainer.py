@@ -23,8 +23,10 @@ Imports trl lazily: ``grpo_nb`` imports without it.
 
 from __future__ import annotations
 
+import atexit
 import os
 import platform
+import shutil
 import tempfile
 import time
 import warnings
@@ -180,7 +182,10 @@ def prepare_trl(cfg: TRLRunConfig, folder: Path | None = None) -> TRLSetup:
     t0 = time.perf_counter()
     sft_loss = sft_hf(model, torch.as_tensor(task.prompts), torch.as_tensor(task.outputs), freq, base.sft)
     sft_s = time.perf_counter() - t0
-    folder = Path(tempfile.mkdtemp(prefix="grpo_nb_trl_")) if folder is None else Path(folder)
+    if folder is None:  # a temporary folder, removed when the process exits
+        folder = Path(tempfile.mkdtemp(prefix="grpo_nb_trl_"))
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    folder = Path(folder)
     _quiet()
     save_local(model, build_tokenizer(), folder / "pi_ref")
     state = {k: v.clone() for k, v in model.state_dict().items()}
