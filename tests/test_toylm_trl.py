@@ -84,6 +84,7 @@ def test_kl_is_k3_and_a_wrong_estimator_fails(probe):
     assert tc.kl_check(probe, "k1") > 100 * TOL and tc.kl_check(probe, "k2") > 100 * TOL
     assert tc.kl_check(probe, bias_correction=True) < TOL
     assert tc.kl_check(probe, bias_correction=True, claim_ratio=False) > 100 * TOL
+    assert tc.kl_check(probe, bias_correction=False, claim_ratio=True) > 100 * TOL  # no ratio without the flag
 
 
 def test_loss_aggregation_per_loss_type_and_a_wrong_one_fails(probe):

@@ -172,16 +172,16 @@ def kl_check(
     claim_ratio: bool | None = None,
     seed: int = 0,
 ) -> float:
-    """|TRL's logged KL - the book's estimator| with log pi_ref - log pi_theta = d set per token (d ~ U(-1, 1)).
+    """|TRL's logged KL - the book's estimator| with log pi_ref - log pi_theta = d set per token (d ~ U(-1, 1)) and
+    the ratio pi_theta/pi_old set to exp(u), u ~ U(0, 0.5).
 
-    ``estimator``: "k3" (exp(d) - d - 1, the book's), "k1" (-d) or "k2" (d^2/2); with ``bias_correction`` TRL's
-    ``use_bias_correction_kl`` is on, the ratio pi_theta/pi_old is set to exp(u), u ~ U(0, 0.5), and the book's
-    estimate is k3 times the ratio (``claim_ratio``: whether the book's formula has that factor; default
-    ``bias_correction``)."""
+    ``estimator``: "k3" (exp(d) - d - 1, the book's), "k1" (-d) or "k2" (d^2/2). TRL's ``use_bias_correction_kl``
+    is ``bias_correction``; the book's estimate is multiplied by the ratio when ``claim_ratio`` (default:
+    ``bias_correction``, the book's statement: without the flag the KL term carries no ratio)."""
     check_choice("estimator", estimator, ("k1", "k2", "k3"))
     gen = torch.Generator().manual_seed(seed)
     d = torch.rand(probe.logp.shape, generator=gen) * 2 - 1
-    u = torch.rand(probe.logp.shape, generator=gen) * 0.5 if bias_correction else torch.zeros_like(d)
+    u = torch.rand(probe.logp.shape, generator=gen) * 0.5
     probe.trainer.args.use_bias_correction_kl = bias_correction
     probe.loss(
         ref_per_token_logps=probe.logp + d,
@@ -312,7 +312,7 @@ def knob_table() -> tuple[Table, list[KnobCheck]]:
     rows.append(
         KnobCheck(
             "`beta` > 0: the KL estimate",
-            "Schulman's k3 per token, exp(d) − d − 1, d = log π_ref − log π_θ",
+            "Schulman's k3 per token, exp(d) − d − 1, d = log π_ref − log π_θ, no importance ratio",
             f"|TRL − k3| = {gap:.1e}",
             gap < TOL,
         )
