@@ -127,3 +127,17 @@ def test_bad_input_raises():
     with pytest.raises(ValueError, match="beta=-1"):
         beta_effective(-1.0, 8)
     assert beta_effective(1.0, 2) == pytest.approx(np.sqrt(2))
+
+
+def test_report_of_the_cached_run():
+    from grpo_nb.toylm import trl_report
+
+    result = trl_report.load_result(CACHED)
+    keys = list(result["runs"])
+    table, finals = trl_report.per_prompt_table(result, keys)
+    assert len(table.rows) == len(result["prompts"]) and set(keys) <= set(finals)
+    assert set(trl_report.prediction_gaps(result, keys[0])) == {"infinite G", "finite G"}
+    facts = trl_report.beta_zero_facts(result, keys[0], 32)
+    n = result["runs"][keys[0]]["trl"]["n_outer"] * len(result["prompts"])
+    counts = ("steps with a mixed group", "steps with an all-success group", "steps with no success")
+    assert sum(facts[c] for c in counts) == n

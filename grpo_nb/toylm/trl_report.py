@@ -11,7 +11,6 @@ import json
 from pathlib import Path
 
 import numpy as np
-from scipy.special import logit
 
 from grpo_nb.report import Table
 
@@ -60,23 +59,25 @@ def prediction_gaps(result: dict, key: str) -> dict[str, float]:
     return out
 
 
-def beta_zero_facts(result: dict, key: str, G: int) -> dict[str, object]:
-    """What beta = 0 did: per (prompt, outer step) the logit change |logit p_n - logit p_{n-1}| when the prompt's
-    group had no signal (k = 0 or k = G: TRL's advantage is 0 and there is no KL term) and when it had one; the
-    prompts with p_ref >= 1/2 and whether each rose; the prompts that never had a success in any group."""
+def beta_zero_facts(result: dict, key: str, G: int) -> dict[str, float | int]:
+    """What an outer step did to a prompt's success, by what its group of G answers held: mixed (k = 1..G-1: TRL's
+    advantage moves it), all successes (k = G) or no success (k = 0). In the last two TRL's advantage is 0, and
+    with beta = 0 there is no KL term: the prompt's own loss is zero. Changes p_n - p_{n-1} over every (prompt,
+    outer step); also the share of prompts with p_ref >= 1/2 that end above their p_ref."""
     a = _arrays(result, key)
-    z = logit(np.clip(a["p"], 1e-12, 1 - 1e-12))
-    dz = np.abs(np.diff(z, axis=0))  # (M, P): step n's change, from the group drawn at step n
-    uniform = (a["k"] == 0) | (a["k"] == G)
+    dp = np.diff(a["p"], axis=0)  # (M, P): step n's change, made from the group drawn at step n
+    k = a["k"]
+    mixed, full, empty = (k > 0) & (k < G), k == G, k == 0
     easy = a["p"][0] >= 0.5
     return {
-        "mean |dz|, no signal": float(dz[uniform].mean()) if uniform.any() else float("nan"),
-        "mean |dz|, signal": float(dz[~uniform].mean()),
-        "no-signal share": float(uniform.mean()),
-        "easy rose": bool(np.all(a["p"][-1][easy] > a["p"][0][easy])),
-        "easy final min": float(a["p"][-1][easy].min()),
-        "never succeeded": [int(i) for i in np.flatnonzero(a["k"].sum(axis=0) == 0)],
-        "all-success share, easy, last step": float((a["k"][-1][easy] == G).mean()),
+        "steps with a mixed group": int(mixed.sum()),
+        "mean change after a mixed group": float(dp[mixed].mean()),
+        "steps with an all-success group": int(full.sum()),
+        "mean change after an all-success group": float(dp[full].mean()) if full.any() else float("nan"),
+        "steps with no success": int(empty.sum()),
+        "largest change after no success": float(np.abs(dp[empty]).max()) if empty.any() else float("nan"),
+        "mean size of a change after a mixed group": float(np.abs(dp[mixed]).mean()),
+        "share of easy prompts that end higher": float((a["p"][-1][easy] > a["p"][0][easy]).mean()),
     }
 
 
