@@ -119,6 +119,14 @@ def test_beta_default_is_zero_without_reference_or_kl():
     assert default == 0 and not has_ref and loss < TOL
 
 
+def test_trls_defaults_are_the_stated_ones_and_a_wrong_claim_is_caught():
+    assert tc.defaults_check() == {}
+    assert tc.defaults_check({"beta": 0.04, "loss_type": "grpo"}) == {
+        "beta": (0.0, 0.04),
+        "loss_type": ("dapo", "grpo"),
+    }
+
+
 def test_bad_input_raises():
     with pytest.raises(ValueError, match="loss_type"):
         tc.aggregate(np.zeros((2, 2)), np.ones((2, 2)), "ppo", 2)

@@ -35,6 +35,7 @@ from grpo_nb.toylm.trl_trainer import TRL_CONFIGS, TRLRun, TRLSetup, make_traine
 from grpo_nb.validation import check_choice
 
 __all__ = [
+    "BOOK_DEFAULTS",
     "LOSS_TYPES",
     "KnobCheck",
     "Probe",
@@ -42,6 +43,7 @@ __all__ = [
     "aggregate",
     "beta_default_check",
     "clip_check",
+    "defaults_check",
     "kl_check",
     "knob_table",
     "loss_type_check",
@@ -286,6 +288,35 @@ def beta_default_check() -> tuple[float, bool, float]:
     return float(default), probe.trainer.ref_model is not None, abs(loss)
 
 
+BOOK_DEFAULTS: dict[str, object] = {
+    "beta": 0.0,
+    "num_iterations": 1,
+    "epsilon": 0.2,
+    "epsilon_high (trainer)": 0.2,
+    "scale_rewards": "group",
+    "loss_type": "dapo",
+    "importance_sampling_level": "token",
+    "use_bias_correction_kl": True,
+    "learning_rate": 1e-6,
+    "max_completion_length": 512,
+    "gradient_checkpointing": True,
+}
+
+
+def defaults_check(claimed: dict[str, object] | None = None) -> dict[str, tuple[object, object]]:
+    """The knobs whose TRL default differs from ``claimed`` (default: the book's ``BOOK_DEFAULTS``), as
+    {name: (TRL's default, the claim)}; empty when every stated default is TRL's. ``epsilon_high (trainer)`` is the
+    upper clip range a trainer built at the defaults uses."""
+    from trl import GRPOConfig
+
+    claimed = BOOK_DEFAULTS if claimed is None else claimed
+    config = GRPOConfig(output_dir="unused", use_cpu=True)
+    actual = {name: getattr(config, name) for name in claimed if name != "epsilon_high (trainer)"}
+    if "epsilon_high (trainer)" in claimed:
+        actual["epsilon_high (trainer)"] = make_probe(beta=config.beta).trainer.epsilon_high
+    return {name: (actual[name], claimed[name]) for name in claimed if actual[name] != claimed[name]}
+
+
 @dataclass(frozen=True)
 class KnobCheck:
     knob: str
@@ -297,6 +328,15 @@ class KnobCheck:
 def knob_table() -> tuple[Table, list[KnobCheck]]:
     """Every row of the knob map, checked by TRL's own code (module docstring)."""
     rows: list[KnobCheck] = []
+    wrong = defaults_check()
+    rows.append(
+        KnobCheck(
+            "TRL's defaults",
+            ", ".join(f"{k} {v}" for k, v in BOOK_DEFAULTS.items()),
+            "all as stated" if not wrong else f"differ: {wrong}",
+            not wrong,
+        )
+    )
     default, has_ref, loss0 = beta_default_check()
     rows.append(
         KnobCheck(
@@ -312,7 +352,7 @@ def knob_table() -> tuple[Table, list[KnobCheck]]:
     rows.append(
         KnobCheck(
             "`beta` > 0: the KL estimate",
-            "Schulman's k3 per token, exp(d) − d − 1, d = log π_ref − log π_θ, no importance ratio",
+            "Schulman's k3 per token, exp(d) − d − 1, d = log π_ref − log π_θ (flag below off: no ratio)",
             f"|TRL − k3| = {gap:.1e}",
             gap < TOL,
         )
@@ -320,7 +360,7 @@ def knob_table() -> tuple[Table, list[KnobCheck]]:
     rows.append(
         KnobCheck(
             "`use_bias_correction_kl`",
-            "k3 times the importance ratio π_θ/π_old per token",
+            "on (TRL's default): k3 times the importance ratio π_θ/π_old per token",
             f"|TRL − ratio·k3| = {gap_bc:.1e}",
             gap_bc < TOL,
         )

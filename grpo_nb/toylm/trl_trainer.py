@@ -37,6 +37,7 @@ import numpy as np
 import torch
 
 from grpo_nb.toylm.configs import FULL, QUICK, RunConfig
+from grpo_nb.toylm.device import describe
 from grpo_nb.toylm.sft import demo_frequencies
 from grpo_nb.toylm.task import N_DIGITS, DigitSumTask, make_task
 from grpo_nb.toylm.theory import success_probability
@@ -350,7 +351,7 @@ def run_trl_experiment(cfg: TRLRunConfig, progress: bool = True) -> dict:
         "config": cfg.name,
         "trl_config": asdict(cfg),
         "versions": versions(),
-        "hardware": f"CPU ({platform.processor() or platform.machine()}), {torch.get_num_threads()} torch thread(s)",
+        "hardware": describe(torch.device("cpu")),
         "sft_s": setup.sft_s,
         "sft_loss_final": float(setup.sft_loss[-1]),
         "prompts": [
