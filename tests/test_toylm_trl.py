@@ -149,3 +149,15 @@ def test_report_of_the_cached_run():
     n = result["runs"][keys[0]]["trl"]["n_outer"] * len(result["prompts"])
     counts = ("steps with a mixed group", "steps with an all-success group", "steps with no success")
     assert sum(facts[c] for c in counts) == n
+
+
+def test_the_trajectory_figure_draws_from_the_cached_run():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from grpo_nb.plots.trl import plot_trl_trajectories
+    from grpo_nb.toylm import trl_report
+
+    result = trl_report.load_result(CACHED)
+    fig = plot_trl_trajectories(**trl_report.trajectories(result, list(result["runs"])))
+    assert len(fig.axes) == 3

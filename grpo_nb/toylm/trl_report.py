@@ -14,7 +14,7 @@ import numpy as np
 
 from grpo_nb.report import Table
 
-__all__ = ["beta_zero_facts", "load_result", "per_prompt_table", "prediction_gaps", "timing_table"]
+__all__ = ["beta_zero_facts", "load_result", "per_prompt_table", "prediction_gaps", "timing_table", "trajectories"]
 
 
 def load_result(path: str | Path) -> dict:
@@ -48,6 +48,21 @@ def per_prompt_table(result: dict, keys: list[str]) -> tuple[Table, dict[str, np
         [prompts[i], p_ref[i], *[finals[k][i] for k in keys], a["theory"][-1, i], a["finite"][-1, i]] for i in order
     ]
     return Table(headers, rows, fmt=".3f"), {"p_ref": p_ref, **finals}
+
+
+def trajectories(result: dict, keys: list[str]) -> dict[str, object]:
+    """For the figure: measured p_n per run (M+1, P), the first run's recursion and finite-group mean, the
+    prompts, and the prompts with the lowest, median and highest p_ref (``toylm.report.regime_picks``)."""
+    from grpo_nb.toylm.report import regime_picks
+
+    first = _arrays(result, keys[0])
+    return {
+        "measured": {k: _arrays(result, k)["p"] for k in keys},
+        "theory": first["theory"],
+        "finite": first["finite"],
+        "picks": regime_picks(first["p"][0]),
+        "prompts": [r["prompt"] for r in result["runs"][keys[0]]["per_prompt"]],
+    }
 
 
 def prediction_gaps(result: dict, key: str) -> dict[str, float]:
