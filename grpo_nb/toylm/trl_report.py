@@ -93,6 +93,7 @@ def beta_zero_facts(result: dict, key: str, G: int) -> dict[str, float | int]:
         "largest change after no success": float(np.abs(dp[empty]).max()) if empty.any() else float("nan"),
         "mean size of a change after a mixed group": float(np.abs(dp[mixed]).mean()),
         "share of easy prompts that end higher": float((a["p"][-1][easy] > a["p"][0][easy]).mean()),
+        "prompts without a success in any group": int((k.sum(axis=0) == 0).sum()),
     }
 
 
