@@ -181,14 +181,15 @@ def kl_check(
     is ``bias_correction``; the book's estimate is multiplied by the ratio when ``claim_ratio`` (default:
     ``bias_correction``, the book's statement: without the flag the KL term carries no ratio)."""
     check_choice("estimator", estimator, ("k1", "k2", "k3"))
-    gen = torch.Generator().manual_seed(seed)
-    d = torch.rand(probe.logp.shape, generator=gen) * 2 - 1
-    u = torch.rand(probe.logp.shape, generator=gen) * 0.5
+    dev = probe.logp.device
+    gen = torch.Generator(device=dev).manual_seed(seed)
+    d = torch.rand(probe.logp.shape, generator=gen, device=dev) * 2 - 1
+    u = torch.rand(probe.logp.shape, generator=gen, device=dev) * 0.5
     probe.trainer.args.use_bias_correction_kl = bias_correction
     probe.loss(
         ref_per_token_logps=probe.logp + d,
         old_per_token_logps=probe.logp - u,
-        advantages=torch.zeros(probe.logp.shape[0]),
+        advantages=torch.zeros(probe.logp.shape[0], device=probe.logp.device),
     )
     mask = _np(probe.inputs["completion_mask"])
     per_token = {"k3": _np(k3_kl(probe.logp, probe.logp + d)), "k1": -_np(d), "k2": _np(d) ** 2 / 2}[estimator]
@@ -201,11 +202,12 @@ def kl_check(
 def loss_type_check(probe: Probe, loss_type: str, formula: str | None = None, seed: int = 0) -> float:
     """|TRL's loss - aggregate(-A, mask, formula)| with beta = 0, ratio 1, advantages A ~ N(0, 1) and completions
     cut to random lengths 1..L (so that the aggregations differ)."""
-    gen = torch.Generator().manual_seed(seed)
+    dev = probe.logp.device
+    gen = torch.Generator(device=dev).manual_seed(seed)
     b, t = probe.logp.shape
-    adv = torch.randn(b, generator=gen)
-    lengths = torch.randint(1, t + 1, (b,), generator=gen)
-    mask = (torch.arange(t)[None, :] < lengths[:, None]).long()
+    adv = torch.randn(b, generator=gen, device=dev)
+    lengths = torch.randint(1, t + 1, (b,), generator=gen, device=dev)
+    mask = (torch.arange(t, device=dev)[None, :] < lengths[:, None]).long()
     probe.trainer.loss_type = loss_type
     loss = probe.loss(
         advantages=adv, completion_mask=mask, old_per_token_logps=probe.logp, num_items_in_batch=mask.sum()
@@ -223,10 +225,11 @@ def clip_check(
     eps_high where A >= 0 and eps_low where A < 0 (only one side of the clip acts for each sign); ``claim_high``
     is the upper range the book's formula is given (default: TRL's ``epsilon_high``, itself ``epsilon`` by
     default)."""
-    gen = torch.Generator().manual_seed(1)
+    dev = probe.logp.device
+    gen = torch.Generator(device=dev).manual_seed(1)
     b, t = probe.logp.shape
-    u = (torch.rand(b, t, generator=gen) - 0.5) * 1.4
-    adv = torch.randn(b, generator=gen)
+    u = (torch.rand(b, t, generator=gen, device=dev) - 0.5) * 1.4
+    adv = torch.randn(b, generator=gen, device=dev)
     trainer = probe.trainer
     trainer.loss_type = "bnpo"
     trainer.epsilon_low = epsilon
@@ -244,10 +247,11 @@ def sequence_ratio_check(probe: Probe, level: str = "sequence", formula: str | N
     The book: token level, ratio_t = exp(log pi_theta - log pi_old) per token; sequence level (GSPO), one ratio per
     completion, exp(mean_t of the per-token log ratios), shared by its tokens. ``formula`` names the level the
     book's formula is taken at (default ``level``)."""
-    gen = torch.Generator().manual_seed(2)
+    dev = probe.logp.device
+    gen = torch.Generator(device=dev).manual_seed(2)
     b, t = probe.logp.shape
-    u = (torch.rand(b, t, generator=gen) - 0.5) * 0.6
-    adv = torch.randn(b, generator=gen)
+    u = (torch.rand(b, t, generator=gen, device=dev) - 0.5) * 0.6
+    adv = torch.randn(b, generator=gen, device=dev)
     trainer = probe.trainer
     trainer.loss_type, trainer.importance_sampling_level = "bnpo", level
     trainer.epsilon_low = trainer.epsilon_high = 1e3
@@ -281,7 +285,7 @@ def beta_default_check() -> tuple[float, bool, float]:
     default = GRPOConfig(output_dir="unused", use_cpu=True, bf16=False).beta
     probe = make_probe(beta=default)
     loss = probe.loss(
-        advantages=torch.zeros(probe.logp.shape[0]),
+        advantages=torch.zeros(probe.logp.shape[0], device=probe.logp.device),
         old_per_token_logps=probe.logp,
         ref_per_token_logps=probe.logp + 1.0,
     )

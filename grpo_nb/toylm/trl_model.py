@@ -72,14 +72,15 @@ def enumerate_logprobs_hf(model: torch.nn.Module, prompts: torch.Tensor, outputs
     """
     n_prompts, t0 = prompts.shape
     k, out_len = outputs.shape
-    index = torch.arange(N_DIGITS ** (out_len - 1))
-    place = N_DIGITS ** torch.arange(out_len - 2, -1, -1)
+    dev = prompts.device
+    index = torch.arange(N_DIGITS ** (out_len - 1), device=dev)
+    place = N_DIGITS ** torch.arange(out_len - 2, -1, -1, device=dev)
     pre = index.unsqueeze(1) // place % N_DIGITS
     n_pre = pre.shape[0]
     seq = torch.cat([prompts.repeat_interleave(n_pre, 0), pre.repeat(n_prompts, 1)], dim=1)
     logits = model(input_ids=seq).logits
     lp = torch.log_softmax(logits[:, t0 - 1 :].float(), dim=-1)[..., :N_DIGITS]
-    lp = lp.reshape(n_prompts, n_pre, out_len, N_DIGITS)[:, torch.arange(k) // N_DIGITS]
+    lp = lp.reshape(n_prompts, n_pre, out_len, N_DIGITS)[:, torch.arange(k, device=dev) // N_DIGITS]
     idx = outputs.view(1, k, out_len, 1).expand(n_prompts, k, out_len, 1)
     return lp.gather(-1, idx).squeeze(-1).sum(-1)
 
@@ -89,7 +90,7 @@ def sft_hf(
 ) -> np.ndarray:
     """The book's SFT (:func:`grpo_nb.toylm.sft.train_sft`) on the GPT-2 policy; returns the loss curve."""
     opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay, foreach=True)
-    f = torch.as_tensor(freq, dtype=torch.float32)
+    f = torch.as_tensor(freq, dtype=torch.float32, device=prompts.device)
     losses = []
     model.train()
     for _ in range(cfg.steps):

@@ -58,6 +58,7 @@ __all__ = [
 ]
 
 TRL_EPS = 1e-8
+DEVICE = torch.device("cpu")  # TRL runs here on the CPU (``use_cpu=True``)
 
 
 @dataclass(frozen=True)
@@ -167,7 +168,8 @@ class TRLSetup:
 def _success(model, task: DigitSumTask) -> np.ndarray:
     """Exact p(q) = sum_o pi(o|q) r(q, o) over every digit answer (Eq. 7; ``theory.success_probability``)."""
     with torch.no_grad():
-        logp = enumerate_logprobs_hf(model, torch.as_tensor(task.prompts), torch.as_tensor(task.outputs))
+        prompts, outputs = (torch.as_tensor(x, device=DEVICE) for x in (task.prompts, task.outputs))
+        logp = enumerate_logprobs_hf(model, prompts, outputs)
     return success_probability(logp.double().numpy(), task.reward_table())
 
 
@@ -181,7 +183,8 @@ def prepare_trl(cfg: TRLRunConfig, folder: Path | None = None) -> TRLSetup:
     freq = demo_frequencies(demo_idx, demo_ans @ place, task.n_prompts, len(task.outputs))
     model = build_model(base.model, task.prompt_len + task.out_len, base.seed)
     t0 = time.perf_counter()
-    sft_loss = sft_hf(model, torch.as_tensor(task.prompts), torch.as_tensor(task.outputs), freq, base.sft)
+    prompts, outputs = (torch.as_tensor(x, device=DEVICE) for x in (task.prompts, task.outputs))
+    sft_loss = sft_hf(model, prompts, outputs, freq, base.sft)
     sft_s = time.perf_counter() - t0
     if folder is None:  # a temporary folder, removed when the process exits
         folder = Path(tempfile.mkdtemp(prefix="grpo_nb_trl_"))
