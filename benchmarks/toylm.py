@@ -4,11 +4,15 @@
   against the naive baseline, one sequence at a time with a full forward pass per token
   (``rollout.sample_naive``);
 - the wall time of one GRPO outer step of Algorithm 1 (sampled estimator: G answers per prompt, mu inner
-  steps, k3 KL) with each sampler.
+  steps, k3 KL) with each sampler;
+- the same outer step under TRL's GRPOTrainer (``--trl``, needs the ``trl`` extra): one generation of G answers
+  per prompt and ``num_iterations`` = mu optimizer steps on it, k3 KL (beta > 0), same prompts, G and mu, a GPT-2
+  of the book's width, depth and heads (``grpo_nb.toylm.trl_model``), in the same process and thread count; the
+  ratio is TRL's time over the book's batched loop.
 
 Both on the configuration's device (CUDA where there is a GPU, else the CPU; ``--device`` overrides), which
 the output names. Usage: ``python benchmarks/toylm.py [--config quick|full|auto] [--device cpu|cuda]
-[--rows 1024] [--repeats 3] [--out bench.json]``.
+[--rows 1024] [--repeats 3] [--trl] [--out bench.json]``.
 Weights are freshly initialised (speed does not depend on them). A benchmark, not a test.
 """
 
@@ -51,6 +55,7 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--rows", type=int, default=1024, help="sequences sampled by the batched sampler")
     parser.add_argument("--naive-rows", type=int, default=128, help="sequences sampled by the naive baseline")
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--trl", action="store_true", help="also time TRL's GRPOTrainer (CPU)")
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args(argv)
 
@@ -113,9 +118,33 @@ def main(argv: list[str] | None = None) -> dict:
         f"GRPO outer step    KV cache, batched: {step_fast:10.3f} s   naive sampling: {step_naive:8.3f} s   "
         f"speed-up x{step_naive / step_fast:.1f}   (P={task.n_prompts}, G={gcfg.G}, mu={gcfg.mu})"
     )
+    if args.trl:
+        if device.type != "cpu":
+            raise SystemExit("--trl times TRL on the CPU: add --device cpu")
+        step_trl = _trl_outer_step(cfg, args.repeats)
+        result["trl_outer_step_s"] = {"trl": step_trl, "book": step_fast, "ratio": step_trl / step_fast}
+        print(
+            f"TRL outer step     GRPOTrainer: {step_trl:10.3f} s   book's loop: {step_fast:8.3f} s   "
+            f"TRL / book x{step_trl / step_fast:.2f}   (P={task.n_prompts}, G={gcfg.G}, mu={gcfg.mu})"
+        )
     if args.out is not None:
         args.out.write_text(json.dumps(result, indent=1))
     return result
+
+
+def _trl_outer_step(cfg, repeats: int) -> float:
+    """Median wall time of TRL's outer steps after the first (generation + mu optimizer steps), beta and lr as the
+    book's run, no clipping in effect; the exact success probabilities the callback computes are not timed."""
+    from grpo_nb.toylm.trl_trainer import ExactSuccessCallback, TRLRun, TRLRunConfig, make_trainer, prepare_trl
+
+    base = replace(cfg, sft=replace(cfg.sft, steps=1))  # speed does not depend on the weights
+    tcfg = TRLRunConfig("bench", base, G=cfg.grpo.G, mu=cfg.grpo.mu, n_outer=repeats + 1, lr=cfg.grpo.lr)
+    setup = prepare_trl(tcfg)
+    trainer = make_trainer(setup, TRLRun("bench", cfg.grpo.beta))
+    timer = ExactSuccessCallback(setup.task, tcfg.mu)
+    trainer.add_callback(timer.callback)
+    trainer.train()
+    return statistics.median(timer.step_s[1:])
 
 
 if __name__ == "__main__":

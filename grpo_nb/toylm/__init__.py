@@ -13,6 +13,8 @@ Needs torch (the rest of grpo_nb does not). Modules, each small:
 - ``experiment`` the whole §5 experiment and its comparison with h^n(p_ref)
 - ``cost``       a configuration's GPU time (a T4 by default) from FLOPs and kernel launches counted on the CPU
 - ``report``     tables and summaries; ``__main__`` the command line
+- ``trl_model``, ``trl_trainer``, ``trl_checks``, ``trl_report``: the same task trained by TRL's GRPOTrainer (a
+  tiny GPT-2, a local tokenizer), TRL's knobs checked by TRL's own code, the cached runs' tables (needs ``trl``)
 """
 
 from grpo_nb.toylm.configs import FULL, QUICK, GRPOConfig, ModelConfig, RunConfig, SFTConfig, TaskConfig, pick_config

@@ -1,9 +1,11 @@
-"""Command line: ``python -m grpo_nb.toylm --config quick --out summary.json``.
+"""Command line: ``python -m grpo_nb.toylm [--trainer book|trl] --config quick --out summary.json``.
 
 Trains pi_ref by SFT, runs every GRPO run of the configuration (on CUDA where there is a GPU, else on
 the CPU; ``--device`` overrides), prints the hardware and the main run's per-prompt table (p_ref, measured
 p~_M, theory h^M(p_ref), worst gap) and writes the JSON summary (per prompt p_ref, measured and theory
-trajectories; hardware, wall times and rollout throughput).
+trajectories; hardware, wall times and rollout throughput). ``--trainer trl`` trains the same task with TRL's
+GRPOTrainer instead (``grpo_nb.toylm.trl_trainer``; needs the ``trl`` extra) and writes the same schema, with the
+versions of TRL, transformers and torch it imported.
 """
 
 from __future__ import annotations
@@ -26,16 +28,21 @@ def main(argv: list[str] | None = None) -> int:
     from grpo_nb.toylm.experiment import run_experiment
 
     parser = argparse.ArgumentParser(prog="python -m grpo_nb.toylm", description=__doc__.splitlines()[0])
+    parser.add_argument("--trainer", default="book", choices=["book", "trl"], help="the book's loop or TRL's trainer")
     parser.add_argument(
         "--config",
         default="auto",
-        choices=["auto", *CONFIGS],
+        choices=["auto", *CONFIGS, "tiny"],
         help="auto: on a GPU the largest configuration estimated to finish in about ten minutes on a T4, else quick",
     )
     parser.add_argument("--device", default=None, help="auto, cpu, cuda or cuda:N (default: the configuration's)")
     parser.add_argument("--out", type=Path, default=None, help="where to write the JSON summary")
     parser.add_argument("--no-progress", action="store_true", help="hide the tqdm progress bars")
     args = parser.parse_args(argv)
+    if args.trainer == "trl":
+        return _main_trl(args)
+    if args.config == "tiny":
+        parser.error("--config tiny exists only for --trainer trl")
     cfg = pick_config(args.config)
     if args.device is not None:
         cfg = replace(cfg, device=args.device)
@@ -58,6 +65,27 @@ def main(argv: list[str] | None = None) -> int:
         )
     if args.out is not None:
         args.out.write_text(json.dumps(result.to_json(), indent=1))
+        print(f"wrote {args.out}")
+    return 0
+
+
+def _main_trl(args: argparse.Namespace) -> int:
+    """``--trainer trl``: every TRL run of the configuration (``auto`` is ``quick``: TRL runs here on the CPU)."""
+    from grpo_nb.toylm.trl_trainer import TRL_CONFIGS, run_trl_experiment
+
+    cfg = TRL_CONFIGS["quick" if args.config == "auto" else args.config]
+    result = run_trl_experiment(cfg, progress=not args.no_progress)
+    print(f"trainer=trl  config={cfg.name}  G={cfg.G}  mu={cfg.mu}  lr={cfg.lr:g}  outer steps={cfg.n_outer}")
+    print("  ".join(f"{k} {v}" for k, v in result["versions"].items()))
+    for key, run in result["runs"].items():
+        gap = max(abs(r["p_measured"][-1] - r["p_theory"][-1]) for r in run["per_prompt"])
+        print(
+            f"{key}: {run['wall_s']:.1f} s, {statistics.median(run['outer_step_s']):.3f} s per outer step, "
+            f"mean p_ref {statistics.mean(r['p_ref'] for r in run['per_prompt']):.3f} -> "
+            f"{statistics.mean(r['p_measured'][-1] for r in run['per_prompt']):.3f}, max |p_M - h^M(p_ref)| {gap:.3f}"
+        )
+    if args.out is not None:
+        args.out.write_text(json.dumps(result, indent=1))
         print(f"wrote {args.out}")
     return 0
 

@@ -1,0 +1,422 @@
+"""TRL's GRPO knobs against the book's formulas, each checked by running TRL's own code.
+
+A *probe* is TRL's GRPOTrainer on four prompts of the toy task (pi_ref after SFT, G = 8) and one real generation
+batch of it (``GRPOTrainer._generate_and_score_completions``: sampling, the reward, TRL's advantages, the
+reference log-probabilities). Each check then runs TRL's ``compute_loss`` (or reads what TRL computed) on inputs
+whose importance ratio, reference log-probabilities or advantages it sets, and compares with the book's formula:
+
+- advantages (``scale_rewards`` = group / batch / none) against :func:`grpo_nb.advantage.group_advantage`
+  (Eq. 3 with TRL's Bessel std + 1e-4; the mean-only form for ``none``);
+- the KL estimator against Schulman's k3 (:func:`grpo_nb.toylm.grpo.k3_kl`), with and without
+  ``use_bias_correction_kl`` (k3 times the importance ratio);
+- the loss aggregation (``loss_type``) against :func:`aggregate`;
+- the clip range (``epsilon``, ``epsilon_high``) against :func:`grpo_nb.clipping.clipped_term`;
+- ``importance_sampling_level`` = sequence (the ratio exp(mean_t log ratio_t)) against token;
+- ``num_iterations`` = 1 (no stored old log-probabilities: the ratio is identically 1, the clip never acts) against
+  ``num_iterations`` > 1 in real training steps;
+- ``beta``'s default 0 (no reference model, no KL in the loss).
+
+Each check takes the formula it tests as an argument (a name), so a test can hand it a wrong one and see it fail.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, replace
+
+import numpy as np
+import torch
+
+from grpo_nb.advantage import group_advantage
+from grpo_nb.clipping import clipped_term
+from grpo_nb.report import Table
+from grpo_nb.toylm.grpo import k3_kl
+from grpo_nb.toylm.trl_trainer import TRL_CONFIGS, TRLRun, TRLSetup, make_trainer, prepare_trl
+from grpo_nb.validation import check_choice
+
+__all__ = [
+    "BOOK_DEFAULTS",
+    "LOSS_TYPES",
+    "KnobCheck",
+    "Probe",
+    "advantage_check",
+    "aggregate",
+    "beta_default_check",
+    "clip_check",
+    "defaults_check",
+    "kl_check",
+    "knob_table",
+    "loss_type_check",
+    "make_probe",
+    "mu_check",
+    "sequence_ratio_check",
+]
+
+LOSS_TYPES: tuple[str, ...] = ("grpo", "bnpo", "dr_grpo", "dapo")
+PROBE_CONFIG = replace(TRL_CONFIGS["tiny"], name="probe", G=8, mu=1, n_outer=1)
+TOL = 1e-5  # float32 arithmetic on O(1) numbers
+
+
+@functools.lru_cache(maxsize=1)
+def _probe_setup() -> TRLSetup:
+    return prepare_trl(PROBE_CONFIG)
+
+
+@dataclass
+class Probe:
+    """A GRPOTrainer, one generation batch of it (``inputs``), that batch's rewards (P, G), and the policy's
+    per-token log-probabilities of the sampled completions (``logp``, computed by TRL)."""
+
+    trainer: object
+    inputs: dict
+    rewards: np.ndarray
+    logp: torch.Tensor
+
+    def loss(self, **changes) -> float:
+        """TRL's ``compute_loss`` on the batch with ``changes`` (tensors) in place of its entries (eval mode)."""
+        inputs = dict(self.inputs) | changes
+        with torch.no_grad():
+            return float(self.trainer.compute_loss(self.trainer.model, inputs))
+
+    def logged(self, name: str) -> float:
+        """The last value TRL logged for metric ``name`` (eval mode)."""
+        return float(self.trainer._metrics["eval"][name][-1])
+
+
+def make_probe(beta: float = 0.0, seed: int = 0, **overrides) -> Probe:
+    """TRL's trainer on the probe task (``overrides`` go to ``trl.GRPOConfig``) and one generation batch of it."""
+    setup = _probe_setup()
+    log: list = []
+    trainer = make_trainer(setup, TRLRun("probe", beta, overrides.pop("epsilon", 0.2)), reward_log=log, **overrides)
+    torch.manual_seed(seed)
+    g = trainer.num_generations
+    examples = [{"prompt": q, "index": i} for i, q in enumerate(setup.task.prompts_text) for _ in range(g)]
+    trainer.model.eval()
+    inputs = trainer._generate_and_score_completions(examples)
+    ids = torch.cat([inputs["prompt_ids"], inputs["completion_ids"]], dim=1)
+    mask = torch.cat([inputs["prompt_mask"], inputs["completion_mask"]], dim=1)
+    with torch.no_grad():
+        logp = trainer._get_per_token_logps_and_entropies(trainer.model, ids, mask, inputs["completion_ids"].size(1))[0]
+    return Probe(trainer, inputs, log[-1][1].reshape(-1, g), logp)
+
+
+def aggregate(per_token: np.ndarray, mask: np.ndarray, loss_type: str, max_len: int) -> float:
+    """The book's statement of TRL's loss aggregation, per ``loss_type``, of a (B, T) per-token loss:
+
+    grpo: mean over completions of their own token mean; bnpo: sum over tokens / number of tokens; dr_grpo:
+    sum / (B max_completion_length); dapo: sum / number of completion tokens in the generation batch (one
+    process and one step per generation: the same as bnpo)."""
+    check_choice("loss_type", loss_type, LOSS_TYPES)
+    x = per_token * mask
+    if loss_type == "grpo":
+        return float((x.sum(1) / np.maximum(mask.sum(1), 1)).mean())
+    if loss_type == "dr_grpo":
+        return float(x.sum() / (x.shape[0] * max_len))
+    return float(x.sum() / max(mask.sum(), 1))
+
+
+def _np(t: torch.Tensor) -> np.ndarray:
+    return t.detach().double().numpy()
+
+
+def advantage_check(
+    probe: Probe, scale_rewards: str = "group", form: str | None = None, eps: float | None = None
+) -> float:
+    """max |TRL's advantages - the book's| on the probe's batch, TRL run with ``scale_rewards``.
+
+    The book's forms: group = ``group_advantage(r, "trl")`` ((r - mean)/(Bessel std + 1e-4)); batch = r minus the
+    group mean over (the whole batch's Bessel std + 1e-4); none = ``group_advantage(r, "mean_only")``. ``form``
+    names the formula to test (default: the one the book gives for ``scale_rewards``), ``eps`` its constant
+    (default: ``group_advantage``'s, 1e-4 for "trl")."""
+    probe.trainer.scale_rewards = scale_rewards
+    r = probe.rewards
+    trl_adv = _np(_readvantage(probe))
+    form = {"group": "trl", "batch": "batch", "none": "mean_only"}[scale_rewards] if form is None else form
+    if form == "batch":
+        book = group_advantage(r, "mean_only") / (r.std(ddof=1) + 1e-4)
+    else:
+        book = group_advantage(r, form, eps=eps)
+    return float(np.abs(trl_adv - book.reshape(-1)).max())
+
+
+def _readvantage(probe: Probe) -> torch.Tensor:
+    """TRL's advantages for the probe's own rewards under the trainer's current ``scale_rewards``: TRL generates a
+    new batch and scores it with a reward function that returns the probe's rewards, so TRL's own advantage code
+    runs on the probe's rewards."""
+    trainer = probe.trainer
+    g = trainer.num_generations
+    n = probe.rewards.shape[0]
+    fixed = probe.rewards.reshape(-1).tolist()
+    saved = trainer.reward_funcs
+    trainer.reward_funcs = [functools.update_wrapper(_FixedReward(fixed), saved[0])]
+    try:
+        examples = [{"prompt": "0+0=", "index": i} for i in range(n) for _ in range(g)]
+        return trainer._generate_and_score_completions(examples)["advantages"]
+    finally:
+        trainer.reward_funcs = saved
+
+
+class _FixedReward:
+    """A reward function that returns given rewards (the probe's), whatever was sampled."""
+
+    def __init__(self, rewards: list[float]) -> None:
+        self.rewards = rewards
+
+    def __call__(self, prompts, completions, **kwargs) -> list[float]:
+        return list(self.rewards)
+
+
+def kl_check(
+    probe: Probe,
+    estimator: str = "k3",
+    *,
+    bias_correction: bool = False,
+    claim_ratio: bool | None = None,
+    seed: int = 0,
+) -> float:
+    """|TRL's logged KL - the book's estimator| with log pi_ref - log pi_theta = d set per token (d ~ U(-1, 1)) and
+    the ratio pi_theta/pi_old set to exp(u), u ~ U(0, 0.5).
+
+    ``estimator``: "k3" (exp(d) - d - 1, the book's), "k1" (-d) or "k2" (d^2/2). TRL's ``use_bias_correction_kl``
+    is ``bias_correction``; the book's estimate is multiplied by the ratio when ``claim_ratio`` (default:
+    ``bias_correction``, the book's statement: without the flag the KL term carries no ratio)."""
+    check_choice("estimator", estimator, ("k1", "k2", "k3"))
+    dev = probe.logp.device
+    gen = torch.Generator(device=dev).manual_seed(seed)
+    d = torch.rand(probe.logp.shape, generator=gen, device=dev) * 2 - 1
+    u = torch.rand(probe.logp.shape, generator=gen, device=dev) * 0.5
+    probe.trainer.args.use_bias_correction_kl = bias_correction
+    probe.loss(
+        ref_per_token_logps=probe.logp + d,
+        old_per_token_logps=probe.logp - u,
+        advantages=torch.zeros(probe.logp.shape[0], device=probe.logp.device),
+    )
+    mask = _np(probe.inputs["completion_mask"])
+    per_token = {"k3": _np(k3_kl(probe.logp, probe.logp + d)), "k1": -_np(d), "k2": _np(d) ** 2 / 2}[estimator]
+    if bias_correction if claim_ratio is None else claim_ratio:
+        per_token = per_token * np.exp(_np(u))
+    book = float((per_token * mask).sum() / mask.sum())
+    return abs(probe.logged("kl") - book)
+
+
+def loss_type_check(probe: Probe, loss_type: str, formula: str | None = None, seed: int = 0) -> float:
+    """|TRL's loss - aggregate(-A, mask, formula)| with beta = 0, ratio 1, advantages A ~ N(0, 1) and completions
+    cut to random lengths 1..L (so that the aggregations differ)."""
+    dev = probe.logp.device
+    gen = torch.Generator(device=dev).manual_seed(seed)
+    b, t = probe.logp.shape
+    adv = torch.randn(b, generator=gen, device=dev)
+    lengths = torch.randint(1, t + 1, (b,), generator=gen, device=dev)
+    mask = (torch.arange(t, device=dev)[None, :] < lengths[:, None]).long()
+    probe.trainer.loss_type = loss_type
+    loss = probe.loss(
+        advantages=adv, completion_mask=mask, old_per_token_logps=probe.logp, num_items_in_batch=mask.sum()
+    )
+    book = aggregate(-_np(adv)[:, None] * np.ones((b, t)), _np(mask), formula or loss_type, t)
+    return abs(loss - book)
+
+
+def clip_check(
+    probe: Probe, epsilon: float, epsilon_high: float | None = None, claim_high: float | None = None
+) -> float:
+    """|TRL's loss - the book's clipped objective| at ratios exp(u), u ~ U(-0.7, 0.7), advantages ~ N(0, 1).
+
+    The book: -mean of f(x, A) = min(x A, clip(x, 1 - eps_low, 1 + eps_high) A), i.e. ``clipped_term`` with
+    eps_high where A >= 0 and eps_low where A < 0 (only one side of the clip acts for each sign); ``claim_high``
+    is the upper range the book's formula is given (default: TRL's ``epsilon_high``, itself ``epsilon`` by
+    default)."""
+    dev = probe.logp.device
+    gen = torch.Generator(device=dev).manual_seed(1)
+    b, t = probe.logp.shape
+    u = (torch.rand(b, t, generator=gen, device=dev) - 0.5) * 1.4
+    adv = torch.randn(b, generator=gen, device=dev)
+    trainer = probe.trainer
+    trainer.loss_type = "bnpo"
+    trainer.epsilon_low = epsilon
+    trainer.epsilon_high = epsilon if epsilon_high is None else epsilon_high
+    loss = probe.loss(advantages=adv, old_per_token_logps=probe.logp - u)
+    high = trainer.epsilon_high if claim_high is None else claim_high
+    x, a = np.exp(_np(u)), np.broadcast_to(_np(adv)[:, None], (b, t))
+    f = np.where(a >= 0, clipped_term(x, a, high), clipped_term(x, a, epsilon))
+    return abs(loss - aggregate(-f, _np(probe.inputs["completion_mask"]), "bnpo", t))
+
+
+def sequence_ratio_check(probe: Probe, level: str = "sequence", formula: str | None = None) -> float:
+    """|TRL's loss - the book's| under ``importance_sampling_level`` = ``level``, no clipping in effect.
+
+    The book: token level, ratio_t = exp(log pi_theta - log pi_old) per token; sequence level (GSPO), one ratio per
+    completion, exp(mean_t of the per-token log ratios), shared by its tokens. ``formula`` names the level the
+    book's formula is taken at (default ``level``)."""
+    dev = probe.logp.device
+    gen = torch.Generator(device=dev).manual_seed(2)
+    b, t = probe.logp.shape
+    u = (torch.rand(b, t, generator=gen, device=dev) - 0.5) * 0.6
+    adv = torch.randn(b, generator=gen, device=dev)
+    trainer = probe.trainer
+    trainer.loss_type, trainer.importance_sampling_level = "bnpo", level
+    trainer.epsilon_low = trainer.epsilon_high = 1e3
+    loss = probe.loss(advantages=adv, old_per_token_logps=probe.logp - u)
+    mask = _np(probe.inputs["completion_mask"])
+    lr = _np(u)
+    if (formula or level) == "sequence":
+        lr = np.broadcast_to(((lr * mask).sum(1) / mask.sum(1))[:, None], (b, t))
+    return abs(loss - aggregate(-np.exp(lr) * _np(adv)[:, None], mask, "bnpo", t))
+
+
+def mu_check(num_iterations: int, steps: int = 3, lr: float = 3e-2) -> tuple[bool, float]:
+    """Real training steps with ``num_iterations`` = mu, a large learning rate and clip range 0.01: whether TRL
+    stored old log-probabilities (it does not at mu = 1: the ratio is then pi_theta/pi_theta.detach() = 1), and the
+    largest share of clipped tokens TRL logged."""
+    setup = _probe_setup()
+    trainer = make_trainer(
+        setup, TRLRun("mu", 0.0, 0.01), num_iterations=num_iterations, max_steps=steps, learning_rate=lr
+    )
+    stored = "old_per_token_logps" in make_probe(num_iterations=num_iterations).inputs
+    trainer.train()
+    clipped = max(h.get("clip_ratio/region_mean", 0.0) for h in trainer.state.log_history)
+    return stored, float(clipped)
+
+
+def beta_default_check() -> tuple[float, bool, float]:
+    """TRL's default beta, whether a trainer at that default builds a reference model, and |loss| with advantages
+    0, ratio 1 and reference log-probabilities 1 nat off (a KL term would make it positive)."""
+    from trl import GRPOConfig
+
+    default = GRPOConfig(output_dir="unused", use_cpu=True, bf16=False).beta
+    probe = make_probe(beta=default)
+    loss = probe.loss(
+        advantages=torch.zeros(probe.logp.shape[0], device=probe.logp.device),
+        old_per_token_logps=probe.logp,
+        ref_per_token_logps=probe.logp + 1.0,
+    )
+    return float(default), probe.trainer.ref_model is not None, abs(loss)
+
+
+BOOK_DEFAULTS: dict[str, object] = {
+    "beta": 0.0,
+    "num_iterations": 1,
+    "epsilon": 0.2,
+    "epsilon_high (trainer)": 0.2,
+    "scale_rewards": "group",
+    "loss_type": "dapo",
+    "importance_sampling_level": "token",
+    "use_bias_correction_kl": True,
+    "learning_rate": 1e-6,
+    "max_completion_length": 512,
+    "gradient_checkpointing": True,
+}
+
+
+def defaults_check(claimed: dict[str, object] | None = None) -> dict[str, tuple[object, object]]:
+    """The knobs whose TRL default differs from ``claimed`` (default: the book's ``BOOK_DEFAULTS``), as
+    {name: (TRL's default, the claim)}; empty when every stated default is TRL's. ``epsilon_high (trainer)`` is the
+    upper clip range a trainer built at the defaults uses."""
+    from trl import GRPOConfig
+
+    claimed = BOOK_DEFAULTS if claimed is None else claimed
+    config = GRPOConfig(output_dir="unused", use_cpu=True)
+    actual = {name: getattr(config, name) for name in claimed if name != "epsilon_high (trainer)"}
+    if "epsilon_high (trainer)" in claimed:
+        actual["epsilon_high (trainer)"] = make_probe(beta=config.beta).trainer.epsilon_high
+    return {name: (actual[name], claimed[name]) for name in claimed if actual[name] != claimed[name]}
+
+
+@dataclass(frozen=True)
+class KnobCheck:
+    knob: str
+    theory: str
+    measured: str
+    passed: bool
+
+
+def knob_table() -> tuple[Table, list[KnobCheck]]:
+    """Every row of the knob map, checked by TRL's own code (module docstring)."""
+    rows: list[KnobCheck] = []
+    wrong = defaults_check()
+    rows.append(
+        KnobCheck(
+            "TRL's defaults",
+            ", ".join(f"{k} {v}" for k, v in BOOK_DEFAULTS.items()),
+            "all as stated" if not wrong else f"differ: {wrong}",
+            not wrong,
+        )
+    )
+    default, has_ref, loss0 = beta_default_check()
+    rows.append(
+        KnobCheck(
+            "`beta` (default 0)",
+            "the KL weight β of Eq. (6); at 0 no KL term: the recursion's β → 0 limit, h(p) = 1",
+            f"default {default:g}; reference model built: {has_ref}; loss with π_ref 1 nat off: {loss0:.1e}",
+            default == 0 and not has_ref and loss0 < TOL,
+        )
+    )
+    probe_kl = make_probe(beta=0.5)
+    gap = kl_check(probe_kl)
+    gap_bc = kl_check(probe_kl, bias_correction=True)
+    rows.append(
+        KnobCheck(
+            "`beta` > 0: the KL estimate",
+            "Schulman's k3 per token, exp(d) − d − 1, d = log π_ref − log π_θ (flag below off: no ratio)",
+            f"|TRL − k3| = {gap:.1e}",
+            gap < TOL,
+        )
+    )
+    rows.append(
+        KnobCheck(
+            "`use_bias_correction_kl`",
+            "on (TRL's default): k3 times the importance ratio π_θ/π_old per token",
+            f"|TRL − ratio·k3| = {gap_bc:.1e}",
+            gap_bc < TOL,
+        )
+    )
+    probe = make_probe(beta=0.0)
+    for scale, theory in (
+        ("group", "Eq. (3) with Bessel's std + 1e-4: β_eff = β√(G/(G−1)), ε ≈ 0"),
+        ("batch", "mean per group, one std for the whole batch: not a per-prompt recursion"),
+        ("none", "mean only (Dr. GRPO): the variants chapter's mean-only map"),
+    ):
+        gap = advantage_check(probe, scale)
+        rows.append(KnobCheck(f"`scale_rewards={scale}`", theory, f"max abs gap {gap:.1e}", gap < TOL))
+    stored1, clip1 = mu_check(1)
+    stored3, clip3 = mu_check(3)
+    rows.append(
+        KnobCheck(
+            "`num_iterations` = μ",
+            "μ inner steps per generation; at μ = 1 the ratio is 1 and the clip never acts",
+            f"μ = 1: old log-probs stored {stored1}, clipped share {clip1:.2f}; μ = 3: {stored3}, {clip3:.2f}",
+            not stored1 and clip1 == 0 and stored3 and clip3 > 0,
+        )
+    )
+    gap_sym = clip_check(probe, 0.2)
+    gap_asym = clip_check(probe, 0.2, 0.28)
+    rows.append(
+        KnobCheck(
+            "`epsilon`, `epsilon_high`",
+            "clip range [1 − ε, 1 + ε_high] of the ratio, f(x, A) = min(xA, clip(x)A)",
+            f"|TRL − book|: symmetric {gap_sym:.1e}, ε_high = 0.28: {gap_asym:.1e}",
+            max(gap_sym, gap_asym) < TOL,
+        )
+    )
+    gaps = {lt: loss_type_check(probe, lt) for lt in LOSS_TYPES}
+    rows.append(
+        KnobCheck(
+            "`loss_type`",
+            "grpo: mean of per-answer token means; bnpo, dapo: token mean; dr_grpo: sum/(B·L_max)",
+            ", ".join(f"{k} {v:.1e}" for k, v in gaps.items()),
+            max(gaps.values()) < TOL,
+        )
+    )
+    gap_seq, gap_tok = sequence_ratio_check(probe, "sequence"), sequence_ratio_check(probe, "token")
+    rows.append(
+        KnobCheck(
+            "`importance_sampling_level`",
+            "token: ratio per token; sequence: exp(mean of the log ratios) per answer",
+            f"|TRL − book|: token {gap_tok:.1e}, sequence {gap_seq:.1e}",
+            max(gap_seq, gap_tok) < TOL,
+        )
+    )
+    table = Table(
+        ["TRL knob", "in the theory", "TRL's own code gives", "check"],
+        [[r.knob, r.theory, r.measured, "passes" if r.passed else "FAILS"] for r in rows],
+    )
+    return table, rows

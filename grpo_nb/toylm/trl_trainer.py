@@ -1,0 +1,365 @@
+"""The toy task trained by TRL's ``GRPOTrainer`` and compared with the success recursion (Mroueh 2025, Thm 2).
+
+The policy is the GPT-2 of :mod:`grpo_nb.toylm.trl_model`, brought to pi_ref by the book's SFT on the same noisy
+demonstrations (:mod:`grpo_nb.toylm.sft`), then trained by TRL, on the CPU, offline. One *outer step* of
+Algorithm 1 is one TRL generation (G answers for every prompt) followed by ``num_iterations`` = mu optimizer steps
+on it; after each, :class:`ExactSuccessCallback` computes every prompt's exact success probability from the
+network's output distribution (all 10**L digit answers enumerated).
+
+The theory next to it: TRL's advantage (r - mean)/(std_Bessel + 1e-4) is the paper's (Eq. 3) times
+sqrt((G-1)/G) up to the 1e-4, and a factor c on the advantage is the factor 1/c on beta, so the recursion is
+taken at ``beta_eff = beta sqrt(G/(G-1))`` and ``eps = TRL_EPS`` (1e-8 = (1e-4)**2: TRL's denominator at zero
+variance). ``p_theory`` is the infinite-G recursion (:func:`grpo_nb.dynamics.iterate`), ``p_finite_group`` the
+mean of the finite-group chain (:func:`grpo_nb.ustat.finite_group.finite_group_law`). For beta = 0 the recursion's
+limit beta -> 0 is h(p) = 1 for every 0 < p < 1 (``p_theory`` = p_ref, then 1) and the finite-group chain is not
+defined (``p_finite_group`` is null).
+
+TRL's defaults that are changed here, and why (the pitfalls of a tiny model on a CPU): ``bf16=False`` and
+``gradient_checkpointing=False`` (CPU, float32), ``max_completion_length`` = the answer length (default 512),
+a constant learning rate without warm-up (default 1e-6 with decay), no gradient clipping (``max_grad_norm=0``),
+``per_device_train_batch_size`` = prompts x G (it counts completions, not prompts), dropout off in the model.
+Imports trl lazily: ``grpo_nb`` imports without it.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import platform
+import shutil
+import tempfile
+import time
+import warnings
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from grpo_nb.toylm.configs import FULL, QUICK, RunConfig
+from grpo_nb.toylm.device import describe
+from grpo_nb.toylm.sft import demo_frequencies
+from grpo_nb.toylm.task import N_DIGITS, DigitSumTask, make_task
+from grpo_nb.toylm.theory import success_probability
+from grpo_nb.toylm.trl_model import build_model, build_tokenizer, enumerate_logprobs_hf, save_local, sft_hf
+
+__all__ = [
+    "TRL_CONFIGS",
+    "TRL_EPS",
+    "TRLRun",
+    "TRLRunConfig",
+    "ExactSuccessCallback",
+    "beta_effective",
+    "make_reward",
+    "make_trainer",
+    "prepare_trl",
+    "run_trl_experiment",
+    "versions",
+]
+
+TRL_EPS = 1e-8
+DEVICE = torch.device("cpu")  # TRL runs here on the CPU (``use_cpu=True``)
+
+
+@dataclass(frozen=True)
+class TRLRun:
+    """One TRL run: its key, beta, the clip range (``epsilon``; 1e3 = no clipping in effect) and other knobs."""
+
+    key: str
+    beta: float
+    epsilon: float = 1e3
+    loss_type: str = "dapo"
+    scale_rewards: str = "group"
+
+
+@dataclass(frozen=True)
+class TRLRunConfig:
+    """The task, model size and SFT of a book configuration (``base``) and the TRL runs on it."""
+
+    name: str
+    base: RunConfig
+    G: int
+    mu: int
+    n_outer: int
+    lr: float
+    runs: tuple[TRLRun, ...] = field(
+        default=(TRLRun("beta=2", 2.0), TRLRun("beta=2, clip 0.2", 2.0, 0.2), TRLRun("beta=0 (TRL default)", 0.0, 0.2))
+    )
+    seed: int = 0
+    threads: int = 1
+
+
+TRL_CONFIGS: dict[str, TRLRunConfig] = {
+    "quick": TRLRunConfig("quick", QUICK, G=QUICK.grpo.G, mu=QUICK.grpo.mu, n_outer=QUICK.grpo.n_outer, lr=5e-4),
+    "full": TRLRunConfig("full", FULL, G=FULL.grpo.G, mu=FULL.grpo.mu, n_outer=FULL.grpo.n_outer, lr=5e-4),
+    # seconds: the pipeline end to end (tests and the CLI's smoke check), not an experiment
+    "tiny": TRLRunConfig(
+        "tiny",
+        replace(QUICK, task=replace(QUICK.task, n_prompts=4)),
+        G=4,
+        mu=2,
+        n_outer=2,
+        lr=5e-4,
+        runs=(TRLRun("beta=2", 2.0), TRLRun("beta=0 (TRL default)", 0.0, 0.2)),
+    ),
+}
+
+
+def beta_effective(beta: float, G: int) -> float:
+    """The paper's beta that TRL's beta amounts to: beta sqrt(G/(G-1)) (Bessel's factor on the advantage)."""
+    from grpo_nb.validation import check_positive_int
+
+    check_positive_int("G", G, minimum=2)
+    if not (np.isfinite(beta) and beta >= 0):
+        raise ValueError(f"beta={beta!r} is out of range; valid range is 0 <= beta < inf")
+    return beta * float(np.sqrt(G / (G - 1)))
+
+
+def versions() -> dict[str, str]:
+    """The versions of trl, transformers, accelerate, datasets and torch actually imported, and Python's."""
+    import accelerate
+    import datasets
+    import transformers
+    import trl
+
+    return {
+        "trl": trl.__version__,
+        "transformers": transformers.__version__,
+        "accelerate": accelerate.__version__,
+        "datasets": datasets.__version__,
+        "torch": torch.__version__,
+        "python": platform.python_version(),
+    }
+
+
+def make_reward(task: DigitSumTask, log: list | None = None):
+    """TRL reward function: 1 when the completion is ``out_len`` digits summing to the prompt's target, else 0.
+
+    Reads ``completion_ids`` (so an ``<eos>`` or a ``+`` in an answer is seen as such) and the dataset's ``index``
+    column; appends (prompt index, reward) arrays of every call to ``log``.
+    """
+    out_len = task.out_len
+
+    def digit_sum_reward(prompts, completions, completion_ids, index, **kwargs):
+        rewards = [
+            float(len(c) == out_len and all(t < N_DIGITS for t in c) and sum(c) == task.targets[i])
+            for c, i in zip(completion_ids, index, strict=True)
+        ]
+        if log is not None:
+            log.append((np.asarray(index), np.asarray(rewards)))
+        return rewards
+
+    return digit_sum_reward
+
+
+@dataclass
+class TRLSetup:
+    """The task, pi_ref's weights (GPT-2 after SFT, saved in ``folder``), its exact p_ref, the SFT loss."""
+
+    cfg: TRLRunConfig
+    task: DigitSumTask
+    folder: Path
+    state: dict
+    p_ref: np.ndarray
+    sft_loss: np.ndarray
+    sft_s: float
+
+
+def _success(model, task: DigitSumTask) -> np.ndarray:
+    """Exact p(q) = sum_o pi(o|q) r(q, o) over every digit answer (Eq. 7; ``theory.success_probability``)."""
+    with torch.no_grad():
+        prompts, outputs = (torch.as_tensor(x, device=DEVICE) for x in (task.prompts, task.outputs))
+        logp = enumerate_logprobs_hf(model, prompts, outputs)
+    return success_probability(logp.double().numpy(), task.reward_table())
+
+
+def prepare_trl(cfg: TRLRunConfig, folder: Path | None = None) -> TRLSetup:
+    """The book's task and demonstrations, GPT-2 of the book's size, SFT: pi_ref, saved to a local folder."""
+    base = cfg.base
+    torch.set_num_threads(min(cfg.threads, torch.get_num_threads()))
+    task = make_task(base.task)
+    demo_idx, demo_ans = task.demonstrations(np.random.default_rng(base.seed))
+    place = N_DIGITS ** np.arange(task.out_len - 1, -1, -1)
+    freq = demo_frequencies(demo_idx, demo_ans @ place, task.n_prompts, len(task.outputs))
+    model = build_model(base.model, task.prompt_len + task.out_len, base.seed)
+    t0 = time.perf_counter()
+    prompts, outputs = (torch.as_tensor(x, device=DEVICE) for x in (task.prompts, task.outputs))
+    sft_loss = sft_hf(model, prompts, outputs, freq, base.sft)
+    sft_s = time.perf_counter() - t0
+    if folder is None:  # a temporary folder, removed when the process exits
+        folder = Path(tempfile.mkdtemp(prefix="grpo_nb_trl_"))
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    folder = Path(folder)
+    _quiet()
+    save_local(model, build_tokenizer(), folder / "pi_ref")
+    state = {k: v.clone() for k, v in model.state_dict().items()}
+    return TRLSetup(cfg, task, folder, state, _success(model, task), sft_loss, sft_s)
+
+
+class ExactSuccessCallback:
+    """After every outer step (every ``mu`` optimizer steps) the exact p(q) of every prompt; wall time per step."""
+
+    def __init__(self, task: DigitSumTask, mu: int) -> None:
+        from transformers import TrainerCallback
+
+        self.task, self.mu = task, mu
+        self.p: list[np.ndarray] = []
+        self.step_s: list[float] = []
+        self._t = time.perf_counter()
+        outer = self
+
+        class _Callback(TrainerCallback):
+            def on_train_begin(self, args, state, control, model=None, **kwargs):
+                outer.p.append(_success(model, outer.task))
+                outer._t = time.perf_counter()
+
+            def on_step_end(self, args, state, control, model=None, **kwargs):
+                if state.global_step % outer.mu == 0:
+                    outer.step_s.append(time.perf_counter() - outer._t)
+                    outer.p.append(_success(model, outer.task))
+                    outer._t = time.perf_counter()
+
+        self.callback = _Callback()
+
+
+def _quiet() -> None:
+    """No progress bars or info lines from transformers, datasets and the hub (saving, loading weights)."""
+    import datasets
+    import transformers
+
+    warnings.filterwarnings("ignore", message=r".*gradient_checkpointing.* is deprecated", category=FutureWarning)
+    transformers.utils.logging.set_verbosity_error()
+    transformers.utils.logging.disable_progress_bar()
+    datasets.disable_progress_bars()
+
+
+def make_trainer(setup: TRLSetup, run: TRLRun, *, reward_log: list | None = None, **overrides):
+    """TRL's GRPOTrainer on pi_ref (a fresh copy), with the run's knobs; ``overrides`` go to ``trl.GRPOConfig``."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    from datasets import Dataset
+    from transformers import PrinterCallback
+    from trl import GRPOConfig, GRPOTrainer
+
+    _quiet()
+
+    cfg, task = setup.cfg, setup.task
+    model = build_model(cfg.base.model, task.prompt_len + task.out_len, cfg.base.seed)
+    model.load_state_dict(setup.state)
+    model.config.name_or_path = str(setup.folder / "pi_ref")
+    data = Dataset.from_dict({"prompt": task.prompts_text, "index": list(range(task.n_prompts))})
+    kwargs = dict(
+        output_dir=str(setup.folder / "trainer"),
+        beta=run.beta,
+        epsilon=run.epsilon,
+        loss_type=run.loss_type,
+        scale_rewards=run.scale_rewards,
+        num_generations=cfg.G,
+        per_device_train_batch_size=cfg.G * task.n_prompts,
+        num_iterations=cfg.mu,
+        max_steps=cfg.mu * cfg.n_outer,
+        max_completion_length=task.out_len,
+        learning_rate=cfg.lr,
+        lr_scheduler_type="constant",
+        warmup_steps=0,
+        max_grad_norm=0.0,
+        bf16=False,
+        gradient_checkpointing=False,
+        use_cpu=True,
+        report_to="none",
+        save_strategy="no",
+        logging_steps=1,
+        disable_tqdm=True,
+        seed=cfg.seed,
+        dataloader_num_workers=0,
+    )
+    kwargs.update(overrides)
+    trainer = GRPOTrainer(
+        model=model,
+        reward_funcs=make_reward(task, reward_log),
+        args=GRPOConfig(**kwargs),
+        train_dataset=data,
+        processing_class=build_tokenizer(),
+    )
+    trainer.remove_callback(PrinterCallback)  # the metrics stay in trainer.state.log_history, unprinted
+    return trainer
+
+
+def _theory(p_ref: np.ndarray, beta: float, G: int, n_outer: int) -> tuple[np.ndarray, np.ndarray | None]:
+    from grpo_nb.dynamics.map import iterate
+    from grpo_nb.ustat.finite_group import StepModel, finite_group_law
+
+    if beta == 0:
+        return np.vstack([p_ref, np.ones((n_outer, p_ref.size))]), None
+    b = beta_effective(beta, G)
+    inf_g = iterate(p_ref, b, TRL_EPS, n_outer)
+    fin = np.stack(
+        [finite_group_law(StepModel(float(p), b, TRL_EPS, G), n_outer).mean for p in np.clip(p_ref, 1e-9, 1 - 1e-9)],
+        axis=1,
+    )
+    return inf_g, fin
+
+
+def _group_successes(log: list, n_prompts: int, n_outer: int) -> np.ndarray:
+    """Successes k per prompt in each outer step's groups, (M, P): the reward log's generation calls, in order."""
+    k = np.zeros((len(log), n_prompts), dtype=int)
+    for n, (idx, r) in enumerate(log):
+        np.add.at(k[n], idx, r.astype(int))
+    return k[:n_outer]
+
+
+def run_trl(setup: TRLSetup, run: TRLRun) -> dict:
+    """One TRL run from pi_ref: per prompt the measured p_n, the recursion, the finite-group mean, successes k."""
+    cfg = setup.cfg
+    log: list = []
+    trainer = make_trainer(setup, run, reward_log=log)
+    cb = ExactSuccessCallback(setup.task, cfg.mu)
+    trainer.add_callback(cb.callback)
+    t0 = time.perf_counter()
+    trainer.train()
+    wall = time.perf_counter() - t0
+    p = np.stack(cb.p)
+    theory, finite = _theory(setup.p_ref, run.beta, cfg.G, cfg.n_outer)
+    k = _group_successes(log, setup.task.n_prompts, cfg.n_outer)
+    return {
+        "label": run.key,
+        "trl": asdict(run) | {"G": cfg.G, "num_iterations": cfg.mu, "learning_rate": cfg.lr, "n_outer": cfg.n_outer},
+        "beta_effective": beta_effective(run.beta, cfg.G),
+        "eps": TRL_EPS,
+        "wall_s": wall,
+        "outer_step_s": cb.step_s,
+        "per_prompt": [
+            {
+                "prompt": q,
+                "p_ref": float(p[0, i]),
+                "p_measured": p[:, i].tolist(),
+                "p_theory": theory[:, i].tolist(),
+                "p_finite_group": None if finite is None else finite[:, i].tolist(),
+                "group_successes": k[:, i].tolist(),
+            }
+            for i, q in enumerate(setup.task.prompts_text)
+        ],
+    }
+
+
+def run_trl_experiment(cfg: TRLRunConfig, progress: bool = True) -> dict:
+    """SFT to pi_ref, then every run of ``cfg.runs`` under TRL; the JSON summary (``runs`` -> key -> ``per_prompt``)."""
+    from tqdm.auto import tqdm
+
+    setup = prepare_trl(cfg)
+    runs = {}
+    for run in tqdm(cfg.runs, desc="TRL runs", disable=not progress):
+        runs[run.key] = run_trl(setup, run)
+    return {
+        "trainer": "trl",
+        "config": cfg.name,
+        "trl_config": asdict(cfg),
+        "versions": versions(),
+        "hardware": describe(torch.device("cpu")),
+        "sft_s": setup.sft_s,
+        "sft_loss_final": float(setup.sft_loss[-1]),
+        "prompts": [
+            {"prompt": q, "demo_noise": float(eta), "p_ref": float(p)}
+            for q, eta, p in zip(setup.task.prompts_text, setup.task.noise, setup.p_ref, strict=True)
+        ],
+        "runs": runs,
+    }
