@@ -11,6 +11,7 @@ Needs torch (the rest of grpo_nb does not). Modules, each small:
 - ``grpo``       Algorithm 1: stabilised / TRL advantage, importance ratio, clipping, exact or k3 KL
 - ``theory``     Theorem 1's policy, total variation, success probability (numpy)
 - ``experiment`` the whole §5 experiment and its comparison with h^n(p_ref)
+- ``error_growth`` Theorem 5's per-step errors against |h'| along the run (the step inequality, Lyapunov)
 - ``cost``       a configuration's GPU time (a T4 by default) from FLOPs and kernel launches counted on the CPU
 - ``report``     tables and summaries; ``__main__`` the command line
 - ``trl_model``, ``trl_trainer``, ``trl_checks``, ``trl_report``: the same task trained by TRL's GRPOTrainer (a
