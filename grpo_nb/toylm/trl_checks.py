@@ -50,6 +50,7 @@ __all__ = [
     "make_probe",
     "mu_check",
     "sequence_ratio_check",
+    "trl_advantages",
 ]
 
 LOSS_TYPES: tuple[str, ...] = ("grpo", "bnpo", "dr_grpo", "dapo")
@@ -137,6 +138,11 @@ def advantage_check(
     else:
         book = group_advantage(r, form, eps=eps)
     return float(np.abs(trl_adv - book.reshape(-1)).max())
+
+
+def trl_advantages(probe: Probe) -> np.ndarray:
+    """TRL's advantages for the probe's rewards, computed by TRL's own code, as a (prompts, G) array."""
+    return _np(_readvantage(probe)).reshape(probe.rewards.shape)
 
 
 def _readvantage(probe: Probe) -> torch.Tensor:
