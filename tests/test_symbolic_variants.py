@@ -37,6 +37,11 @@ def test_renyi_term_does_not_vanish_for_a_tilt_that_depends_on_more_than_the_rew
     assert not sv.renyi_term_vanishes(t + 1).holds
 
 
+def test_fixed_point_reduction_rejects_the_undamped_coefficient() -> None:
+    assert all(c.holds for c in sv.fixed_point_reduction())
+    assert not any(c.holds for c in sv.fixed_point_reduction(sv.BETA))
+
+
 def test_effective_beta_rejects_a_missing_square_root() -> None:
     p = sp.Symbol("p", real=True)
     assert not sv.effective_beta(sv.BETA * (p * (1 - p) + sv.EPS)).holds

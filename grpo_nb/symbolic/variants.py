@@ -102,15 +102,17 @@ def renyi_term_vanishes(claimed_tilt: sp.Expr | None = None) -> Identity:
     return replace(check_equal("Σ_S π_ref(o|S)^α π_{n-1}(o|S)^{1-α}", sp.simplify(total), 1), lhs=total)
 
 
-def fixed_point_reduction() -> list[Identity]:
+def fixed_point_reduction(claimed_coefficient: sp.Expr | None = None) -> list[Identity]:
     """g_alpha(z) - z = alpha (g_{alpha beta}(z) - z) and g_alpha'(z) = 1 - alpha + alpha g'_{alpha beta}(z).
 
     g_alpha(z) = alpha a + (1 - alpha) z + s(z)/beta with s any differentiable function, g_b(z) = a + s(z)/b
     Theorem 2's map with KL coefficient b. So for alpha > 0 both maps have the same fixed points.
+    ``claimed_coefficient``: another KL coefficient b for the undamped map (default alpha beta), e.g. beta.
     """
     s = sp.Function("s")
+    coefficient = ALPHA * BETA if claimed_coefficient is None else sp.sympify(claimed_coefficient)
     g_alpha = ALPHA * _A + (1 - ALPHA) * _Z + s(_Z) / BETA
-    g_damped = _A + s(_Z) / (ALPHA * BETA)
+    g_damped = _A + s(_Z) / coefficient
     return [
         check_equal("g_α(z) − z", g_alpha - _Z, ALPHA * (g_damped - _Z)),
         check_equal("g_α'(z)", sp.diff(g_alpha, _Z), 1 - ALPHA + ALPHA * sp.diff(g_damped, _Z)),
