@@ -34,6 +34,7 @@ from grpo_nb.validation import (
 from grpo_nb.weights import centred_advantage, stabilised_advantage
 
 __all__ = [
+    "check_step_inputs",
     "grpo_objective",
     "grpo_step",
     "solve_grpo_step",
@@ -50,19 +51,27 @@ def success_probability(pi: object, reward: object) -> float:
     return float(expected_reward(pi, reward))
 
 
-def _validated(pi_ref: object, pi_prev: object, reward: object, beta: object, eps: object, normalization="mean_var"):
+def check_step_inputs(
+    pi_ref: object, pi_prev: object, reward: object, beta: object, eps: object, normalization: str = "mean_var"
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, float, str, float]:
+    """The inputs of one tabular GRPO step (Theorem 1 and its variants), checked.
+
+    Returns (pi_ref, pi_prev, reward, beta, eps, normalization, p_prev) with p_prev = E_{pi_prev}[r]. ValueError
+    for bad policies, policies of different shapes, a non-binary reward, beta or eps out of range or not scalar, an
+    unknown normalization, and, for Eq. 4's ``"mean_var"`` advantage, a p_prev the smoothing leaves undefined
+    (0 or 1 at eps = 0, Remark 1); the mean-only centring needs no variance.
+    """
     pi_ref = check_policy("pi_ref", pi_ref)
     pi_prev = check_policy("pi_prev", pi_prev)
     if pi_prev.shape != pi_ref.shape:
         raise ValueError(f"pi_prev has shape {pi_prev.shape}; valid: the shape of pi_ref, {pi_ref.shape}")
     reward = check_binary_reward("reward", reward, shape=pi_ref.shape)
-    beta, eps = check_beta(beta), check_eps(eps)
-    if beta.ndim or eps.ndim:
-        raise ValueError(f"beta={beta!r}, eps={eps!r} must be scalars; valid: single real numbers")
+    beta, eps = check_scalar("beta", check_beta(beta)), check_scalar("eps", check_eps(eps))
+    normalization = check_normalization(normalization)
     p_prev = float(expected_reward(pi_prev, reward))
-    if check_normalization(normalization) == "mean_var":  # mean-only centring needs no variance: p in [0, 1]
-        check_p(p_prev, eps, name="p_prev (success probability of pi_prev)")
-    return pi_ref, reward, float(beta), float(eps), p_prev
+    if normalization == "mean_var":
+        check_p(p_prev, np.float64(eps), name="p_prev (success probability of pi_prev)")
+    return pi_ref, pi_prev, reward, beta, eps, normalization, p_prev
 
 
 def _scores(reward: np.ndarray, p_prev: float, eps: float, normalization: str = "mean_var") -> np.ndarray:
@@ -79,7 +88,7 @@ def _kl_weights(alpha: object) -> tuple[float, float]:
 
 def grpo_objective(pi: object, pi_ref: object, pi_prev: object, reward: object, beta: float, eps: float) -> float:
     """J(pi) = w+ E_pi[r] - w- E_pi[1-r] - beta KL(pi || pi_ref) (GRPO Iterations); -inf off pi_ref's support."""
-    pi_ref, reward, beta, eps, p_prev = _validated(pi_ref, pi_prev, reward, beta, eps)
+    pi_ref, _, reward, beta, eps, _, p_prev = check_step_inputs(pi_ref, pi_prev, reward, beta, eps)
     pi = check_policy("pi", pi)
     if pi.shape != pi_ref.shape:
         raise ValueError(f"pi has shape {pi.shape}; valid: the shape of pi_ref, {pi_ref.shape}")
@@ -97,7 +106,7 @@ def grpo_step(pi_ref: object, pi_prev: object, reward: object, beta: float, eps:
     beta); outcomes with pi_ref(o) = 0 keep probability 0. With eps = 0 a previous success probability of
     exactly 0 or 1 is undefined (Remark 1) and raises ValueError.
     """
-    pi_ref, reward, beta, eps, p_prev = _validated(pi_ref, pi_prev, reward, beta, eps)
+    pi_ref, _, reward, beta, eps, _, p_prev = check_step_inputs(pi_ref, pi_prev, reward, beta, eps)
     with np.errstate(divide="ignore"):
         log_ref = np.log(pi_ref)
     return np.exp(gibbs_log_policy(log_ref, reward, p_prev, beta, eps))
@@ -131,7 +140,7 @@ def solve_grpo_step(
     beta (log pi + 1 - alpha log pi_ref - (1 - alpha) log pi_prev) replaces beta (log pi + 1 - log pi_ref) above
     (the support is then where every KL term with a positive weight is finite).
     """
-    pi_ref, reward, beta, eps, p_prev = _validated(pi_ref, pi_prev, reward, beta, eps, normalization)
+    pi_ref, _, reward, beta, eps, _, p_prev = check_step_inputs(pi_ref, pi_prev, reward, beta, eps, normalization)
     pi_prev = np.asarray(pi_prev, dtype=float)
     w_ref, w_prev = _kl_weights(alpha)
     if not (isinstance(step_size, float) and 0 < step_size < 1):

@@ -27,15 +27,11 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import logsumexp
 
-from grpo_nb.tabular.closed_form import solve_grpo_step
-from grpo_nb.tabular.policy import expected_reward, gibbs_log_policy
+from grpo_nb.tabular.closed_form import check_step_inputs, solve_grpo_step
+from grpo_nb.tabular.policy import gibbs_log_policy
 from grpo_nb.validation import (
     check_alpha,
-    check_beta,
     check_binary_reward,
-    check_eps,
-    check_normalization,
-    check_p,
     check_policy,
     check_positive_int,
     check_scalar,
@@ -75,16 +71,10 @@ def success_logit(pi: object, reward: object) -> np.ndarray:
 
 
 def _validated(pi_ref, pi_prev, reward, beta, eps, normalization, alpha):
-    pi_ref, pi_prev = check_policy("pi_ref", pi_ref), check_policy("pi_prev", pi_prev)
-    if pi_prev.shape != pi_ref.shape:
-        raise ValueError(f"pi_prev has shape {pi_prev.shape}; valid: the shape of pi_ref, {pi_ref.shape}")
-    reward = check_binary_reward("reward", reward, shape=pi_ref.shape)
-    beta, eps = check_scalar("beta", check_beta(beta)), check_scalar("eps", check_eps(eps))
-    normalization, alpha = check_normalization(normalization), check_scalar("alpha", check_alpha(alpha))
-    p_prev = float(expected_reward(pi_prev, reward))
-    if normalization == "mean_var":
-        check_p(p_prev, np.float64(eps), name="p_prev (success probability of pi_prev)")
-    return pi_ref, pi_prev, reward, beta, eps, normalization, alpha, p_prev
+    pi_ref, pi_prev, reward, beta, eps, normalization, p_prev = check_step_inputs(
+        pi_ref, pi_prev, reward, beta, eps, normalization
+    )
+    return pi_ref, pi_prev, reward, beta, eps, normalization, check_scalar("alpha", check_alpha(alpha)), p_prev
 
 
 def policy_step(
