@@ -28,7 +28,7 @@ from pathlib import Path
 
 import torch
 
-from grpo_nb.toylm.configs import pick_config
+from grpo_nb.toylm.cost import pick_config
 from grpo_nb.toylm.device import describe, resolve_device, synchronize
 from grpo_nb.toylm.grpo import TaskTensors, train_grpo
 from grpo_nb.toylm.model import TinyLM

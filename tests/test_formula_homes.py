@@ -8,7 +8,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.special import expit, logit, softmax
 
-from grpo_nb.dynamics.map import log_abs_logit_map_slope, logit_map, logit_map_power, logit_map_slope
+from grpo_nb import kl
+from grpo_nb.clipping import clipped_term
+from grpo_nb.dynamics.map import (
+    log_abs_logit_map_slope,
+    logit_map,
+    logit_map_cap,
+    logit_map_margin,
+    logit_map_power,
+    logit_map_slope,
+)
 from grpo_nb.tabular.closed_form import grpo_step
 from grpo_nb.tabular.policy import expected_reward, gibbs_log_policy, total_variation
 from grpo_nb.validation import check_binary_reward, check_map_params, check_policy, check_scalar, scalar_or_array
@@ -134,3 +143,53 @@ def test_scalar_or_array_and_map_params_broadcast() -> None:
     p_ref, beta, eps = check_map_params(0.3, [1.0, 2.0], 1e-5, broadcast=True)
     assert p_ref.shape == beta.shape == eps.shape == (2,)
     assert float(logit(expit(0.2))) == pytest.approx(0.2)
+
+
+def test_map_cap_and_margin_bound_every_step_of_the_map() -> None:
+    """g(z) - a lies in [margin, cap - a]: the margin is reached at z = 0, the cap approached as |z| grows."""
+    z = np.linspace(-40, 40, 2001)
+    for beta, eps in ((0.3, 1e-5), (5.0, 1e-2), (1e3, 1.0)):
+        a = logit(1e-3)
+        g = logit_map(z, a, beta, eps)
+        margin, cap = logit_map_margin(beta, eps), logit_map_cap(a, beta, eps)
+        assert margin == pytest.approx(float(logit_map(0.0, a, beta, eps)) - a, rel=1e-12)
+        assert np.all(g >= a + margin - 1e-12) and np.all(g <= cap + 1e-12)
+        assert float(logit_map(60.0, a, beta, eps)) == pytest.approx(cap, rel=1e-9)
+    assert logit_map_cap(0.0, 1.0, 0.0) == np.inf  # eps = 0: the map is unbounded
+    assert logit_map_margin(2.0, 0.0) == pytest.approx(1.0)  # 1/(beta sqrt(1/4))
+
+
+def test_kl_estimators_match_their_definitions_and_expectations() -> None:
+    rng = np.random.default_rng(3)
+    log_pi, log_ref = np.log(rng.dirichlet(np.ones(6))), np.log(rng.dirichlet(np.ones(6)))
+    d = log_ref - log_pi
+    assert np.allclose(kl.k1(log_pi, log_ref), -d) and np.allclose(kl.k2(log_pi, log_ref), d**2 / 2)
+    assert np.allclose(kl.k3(log_pi, log_ref), np.exp(d) - d - 1, rtol=1e-12)
+    exact = float(np.exp(log_pi) @ (log_pi - log_ref))
+    assert float(kl.categorical_kl(log_pi, log_ref)) == pytest.approx(exact, rel=1e-14)
+    # k1 and k3 are unbiased: their expectation under pi is the KL
+    for estimator in (kl.k1, kl.k3):
+        assert float(np.exp(log_pi) @ estimator(log_pi, log_ref)) == pytest.approx(exact, rel=1e-12)
+    assert np.all(kl.k3(log_pi, log_ref) >= 0) and kl.k3(np.log(0.5), np.log(0.5)) == 0.0
+
+
+def test_torch_kl_twins_match_the_numpy_home() -> None:
+    torch = pytest.importorskip("torch")
+    from grpo_nb.toylm.grpo import exact_kl, k3_kl
+
+    rng = np.random.default_rng(1)
+    log_pi, log_ref = np.log(rng.dirichlet(np.ones(7), size=3)), np.log(rng.dirichlet(np.ones(7), size=3))
+    t_pi, t_ref = torch.tensor(log_pi), torch.tensor(log_ref)
+    assert np.allclose(k3_kl(t_pi, t_ref).numpy(), kl.k3(log_pi, log_ref), rtol=1e-12, atol=1e-15)
+    assert np.allclose(exact_kl(t_pi, t_ref).numpy(), kl.categorical_kl(log_pi, log_ref), rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize("clip_eps", [None, 0.0, 0.2, 1.5])
+def test_torch_clip_matches_the_numpy_home(clip_eps) -> None:
+    torch = pytest.importorskip("torch")
+    from grpo_nb.toylm.grpo import clipped_term as torch_clipped_term
+
+    x, adv = np.meshgrid(np.linspace(0.05, 3.0, 60), np.linspace(-2.0, 2.0, 41))
+    numpy_value = clipped_term(x, adv, np.inf if clip_eps is None else clip_eps)
+    torch_value = torch_clipped_term(torch.tensor(x), torch.tensor(adv), clip_eps).numpy()
+    assert np.allclose(torch_value, numpy_value, rtol=1e-14, atol=0)

@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 
 from grpo_nb.dynamics.map import h
 from grpo_nb.toylm import configs
-from grpo_nb.toylm.configs import GRPOConfig, ModelConfig, RunConfig, SFTConfig, TaskConfig, pick_config
+from grpo_nb.toylm.configs import GRPOConfig, ModelConfig, RunConfig, SFTConfig, TaskConfig
+from grpo_nb.toylm.cost import pick_config
 from grpo_nb.toylm.experiment import prepare, run_experiment, run_grpo
 from grpo_nb.toylm.grpo import (
     TaskTensors,

@@ -8,8 +8,8 @@ import pytest
 import torch
 
 from grpo_nb.toylm import configs
-from grpo_nb.toylm.configs import GRPOConfig, ModelConfig, RunConfig, SFTConfig, TaskConfig, pick_config
-from grpo_nb.toylm.cost import T4, Hardware, LaunchCounter, StepCost, count_cost, estimate_gpu_time
+from grpo_nb.toylm.configs import GRPOConfig, ModelConfig, RunConfig, SFTConfig, TaskConfig
+from grpo_nb.toylm.cost import T4, Hardware, LaunchCounter, StepCost, count_cost, estimate_gpu_time, pick_config
 from grpo_nb.toylm.experiment import run_plan
 
 SMALL = RunConfig(

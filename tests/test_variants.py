@@ -10,8 +10,9 @@ from hypothesis import strategies as st
 from scipy.special import expit, logit
 
 from grpo_nb import dynamics, variants
+from grpo_nb.dynamics.fixed_points import THEOREM2
 from grpo_nb.dynamics.orbits import classify_orbits
-from grpo_nb.dynamics.recursions import THEOREM2, LogitRecursion
+from grpo_nb.dynamics.recursions import LogitRecursion
 from grpo_nb.dynamics.regimes import Regime, regime_map
 from grpo_nb.tabular import grpo_step, solve_grpo_step
 from grpo_nb.tabular.policy import expected_reward

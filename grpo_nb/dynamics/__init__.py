@@ -13,7 +13,7 @@ checks that return a table and its verdicts: ``map_checks`` (policy dynamics), `
 (the betas used in practice, and the k3 KL estimator).
 """
 
-from grpo_nb.dynamics.fixed_points import FixedPoint, fixed_points, fixed_points_grid
+from grpo_nb.dynamics.fixed_points import THEOREM2, FixedPoint, fixed_points, fixed_points_grid
 from grpo_nb.dynamics.map import (
     bernoulli_variance_of_logit,
     h,
@@ -27,7 +27,7 @@ from grpo_nb.dynamics.map import (
     logit_map_slope,
 )
 from grpo_nb.dynamics.orbits import OrbitClass, OrbitKind, OrbitSummary, attractor, classify_orbits, orbit_kind
-from grpo_nb.dynamics.recursions import THEOREM2, LogitRecursion
+from grpo_nb.dynamics.recursions import LogitRecursion
 from grpo_nb.dynamics.regimes import Regime, regime_map
 
 __all__ = [

@@ -25,7 +25,7 @@ from scipy.special import logit
 from tqdm.auto import tqdm
 
 from grpo_nb.dynamics.fixed_points import FixedPoint, fixed_points, fixed_points_grid
-from grpo_nb.dynamics.map import iterate_logit, logit_map, logit_map_power, logit_map_slope
+from grpo_nb.dynamics.map import iterate_logit, logit_map, logit_map_margin, logit_map_power, logit_map_slope
 from grpo_nb.dynamics.orbits import OrbitKind, attractor, orbit_kind
 from grpo_nb.dynamics.paper_bounds import (
     amplification_gap,
@@ -79,7 +79,7 @@ def theorem3_survey(
     rows, reaches, positive, share = [], [], [], float("nan")
     for eps in tqdm(list(eps_values), desc="eps"):
         gap = amplification_gap(p_ref, beta, eps)
-        bound = np.broadcast_to(1.0 / (beta * np.sqrt(0.25 + eps)), gap.shape)
+        bound = np.broadcast_to(logit_map_margin(beta, eps), gap.shape)
         has = ~np.isnan(gap)
         reaches.append(bool((gap[has] >= bound[has] * (1 - 1e-9)).all()))
         fails = ~theorem3_condition(p_ref, beta, eps)

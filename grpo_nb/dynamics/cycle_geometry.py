@@ -23,7 +23,7 @@ from scipy.optimize import brentq
 from scipy.special import expit, logit
 
 from grpo_nb.dynamics.fixed_points import fixed_points_grid
-from grpo_nb.dynamics.map import iterate_logit, logit_map, logit_map_power, logit_map_slope
+from grpo_nb.dynamics.map import iterate_logit, logit_map, logit_map_cap, logit_map_power, logit_map_slope
 from grpo_nb.validation import check_beta, check_eps, check_map_params, check_positive_int
 
 __all__ = [
@@ -140,7 +140,7 @@ def limit_cycles(
     transient, n_keep = check_positive_int("transient", transient), check_positive_int("n_keep", n_keep, minimum=4)
     max_period = check_positive_int("max_period", max_period)
     a, beta, eps = (np.broadcast_to(x, p_ref.shape).reshape(-1) for x in (logit(p_ref), beta, eps))
-    lo, hi = logit_map(0.0, a, beta, eps), a + 1.0 / (beta * np.sqrt(eps))
+    lo, hi = logit_map(0.0, a, beta, eps), logit_map_cap(a, beta, eps)
     starts = np.column_stack([a, np.zeros_like(a), lo[:, None] + (hi - lo)[:, None] * np.linspace(0, 1, n_starts)])
     shape = starts.shape
     z = logit_map_power(starts, a[:, None], beta[:, None], eps[:, None], transient)

@@ -23,24 +23,23 @@ a fixed point at 1 - 1e-300, where float64 rounds p* to 1.0, still gets its logi
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 from scipy.optimize.elementwise import find_root
 from scipy.special import expit, logit
 
-from grpo_nb.dynamics.map import logit_map, logit_map_slope
+from grpo_nb.dynamics.map import log_abs_logit_map_slope, logit_map, logit_map_cap, logit_map_slope
+from grpo_nb.dynamics.recursions import FixedPointGrid, LogitRecursion
 from grpo_nb.validation import check_map_params
 
-if TYPE_CHECKING:
-    from grpo_nb.dynamics.recursions import LogitRecursion
-
 __all__ = [
+    "THEOREM2",
     "FixedPoint",
     "FixedPointGrid",
     "fixed_points",
     "fixed_points_grid",
     "monotone_brackets",
+    "Theorem2Recursion",
 ]
 
 
@@ -52,25 +51,6 @@ class FixedPoint:
     logit: float
     slope: float
     stable: bool
-
-
-class FixedPointGrid(NamedTuple):
-    """Fixed points over a broadcast grid: ``logits``/``slopes`` of shape (..., 3) padded with NaN, ``counts``."""
-
-    logits: np.ndarray
-    slopes: np.ndarray
-    counts: np.ndarray
-
-    @property
-    def p(self) -> np.ndarray:
-        """The fixed points as probabilities (NaN padding kept)."""
-        return expit(self.logits)
-
-    @property
-    def stable(self) -> np.ndarray:
-        """|h'(p*)| < 1 (Theorem 4's condition); False on the NaN padding."""
-        with np.errstate(invalid="ignore"):
-            return np.abs(self.slopes) < 1.0
 
 
 def _residual(z: np.ndarray, a: np.ndarray, beta: np.ndarray, eps: np.ndarray) -> np.ndarray:
@@ -126,7 +106,7 @@ def monotone_brackets(a: np.ndarray, beta: np.ndarray, eps: np.ndarray) -> np.nd
     t_star = np.sqrt(1.0 - w_star)
     z_peak = 2.0 * np.log1p(t_star) - np.log(w_star)
     peak_above_one = smooth & (logit_map_slope(z_peak, beta, safe_eps) > 1.0)
-    cap = a + 1.0 / (beta * np.sqrt(safe_eps))  # every root lies below the cap; margin survives rounding at 1e150
+    cap = logit_map_cap(a, beta, safe_eps)  # every root lies below the cap; margin survives rounding at 1e150
     z_top = cap + 1.0 + 1e-12 * np.abs(cap)
     # beyond z_tail, g' <= exp(-z) / (2 beta eps^1.5) < 1
     z_tail = np.maximum(z_peak, -np.log(2.0 * beta) - 1.5 * np.log(safe_eps)) + 1.0
@@ -202,3 +182,26 @@ def fixed_points(p_ref: float, beta: float, eps: float, *, variant: LogitRecursi
         if not np.isnan(z):
             out.append(FixedPoint(p=float(expit(z)), logit=float(z), slope=float(s), stable=bool(abs(s) < 1.0)))
     return out
+
+
+class Theorem2Recursion:
+    """Theorem 2's map g(z) = a + 1/(beta sqrt(v(z) + eps)) (dynamics.map), as a
+    :class:`~grpo_nb.dynamics.recursions.LogitRecursion` whose fixed points :func:`fixed_points_grid` finds."""
+
+    uses_eps = True
+
+    def __call__(self, z: np.ndarray, a: np.ndarray, beta: np.ndarray, eps: np.ndarray) -> np.ndarray:
+        return logit_map(z, a, beta, eps)
+
+    def log_abs_slope(self, z: np.ndarray, beta: np.ndarray, eps: np.ndarray) -> np.ndarray:
+        return log_abs_logit_map_slope(z, beta, eps)
+
+    def fixed_points_grid(self, p_ref: np.ndarray, beta: np.ndarray, eps: np.ndarray) -> FixedPointGrid:
+        return fixed_points_grid(p_ref, beta, eps)
+
+    def __repr__(self) -> str:
+        return "THEOREM2"
+
+
+#: Theorem 2's recursion, the default of every dynamics function that takes a ``variant``.
+THEOREM2 = Theorem2Recursion()

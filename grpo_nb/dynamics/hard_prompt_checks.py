@@ -42,7 +42,7 @@ from grpo_nb.dynamics.high_precision import (
     renormalised_separation_rate,
     separation_test,
 )
-from grpo_nb.dynamics.map import iterate_logit, log_abs_logit_map_slope, logit_map
+from grpo_nb.dynamics.map import iterate_logit, log_abs_logit_map_slope, logit_map, logit_map_cap
 from grpo_nb.dynamics.orbits import OrbitClass, OrbitKind, attractor, orbit_kind
 from grpo_nb.validation import check_map_params, check_open_interval, check_positive_int
 
@@ -103,7 +103,7 @@ def invariant_interval_excess(p_ref: object, beta: object, eps: object, *, n_poi
     a = logit(p_ref)[..., None]
     beta, eps = beta[..., None], eps[..., None]
     lo = logit_map(0.0, a, beta, eps)
-    hi = a + 1 / (beta * np.sqrt(eps))
+    hi = logit_map_cap(a, beta, eps)
     z = lo + (hi - lo) * np.linspace(0, 1, n_points)
     gz = logit_map(z, a, beta, eps)
     scale = np.maximum(1.0, np.abs(z))

@@ -31,6 +31,8 @@ __all__ = [
     "log_abs_logit_map_slope",
     "logit_h",
     "logit_map",
+    "logit_map_cap",
+    "logit_map_margin",
     "logit_map_power",
     "logit_map_slope",
 ]
@@ -56,6 +58,24 @@ def logit_map(z: np.ndarray, a: np.ndarray, beta: np.ndarray, eps: np.ndarray) -
             2.0 * np.cosh(0.5 * z),
         )
     return a + inv_sd / beta
+
+
+def logit_map_cap(a: object, beta: object, eps: object) -> np.ndarray:
+    """The cap of Theorem 2's map, sup_z g(z) = a + 1/(beta sqrt(eps)) = logit h(1) (+inf for eps = 0).
+
+    g(z) - a = 1/(beta sqrt(v(z) + eps)) grows to 1/(beta sqrt(eps)) as |z| -> inf (v -> 0), so every orbit and every
+    fixed point lies below the cap. Kernel: no validation, vectorised.
+    """
+    with np.errstate(divide="ignore"):
+        return a + 1.0 / (beta * np.sqrt(eps))
+
+
+def logit_map_margin(beta: object, eps: object) -> np.ndarray:
+    """Theorem 3's margin 1/(beta sqrt(1/4 + eps)) = g(0) - a, the smallest step min_z g(z) - a (at p = 1/2).
+
+    Every iterate and every fixed point sits at least this far above logit p_ref. Kernel: no validation, vectorised.
+    """
+    return 1.0 / (beta * np.sqrt(0.25 + eps))
 
 
 def logit_map_power(z: object, a: object, beta: object, eps: object, n: int) -> np.ndarray:

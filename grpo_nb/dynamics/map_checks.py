@@ -14,7 +14,7 @@ import numpy as np
 from scipy.special import expit, logit
 
 from grpo_nb.dynamics.fixed_points import fixed_points
-from grpo_nb.dynamics.map import logit_h, logit_map
+from grpo_nb.dynamics.map import logit_h, logit_map, logit_map_cap, logit_map_margin
 from grpo_nb.report import Table
 from grpo_nb.validation import check_map_params, check_positive_int
 
@@ -33,8 +33,8 @@ def sign_change_counts(p_ref: object, beta: object, eps: float, n_grid: int = 40
         raise ValueError(f"eps={eps!r} is out of range; valid range is eps > 0 (the interval's top is finite)")
     n_grid = check_positive_int("n_grid", n_grid, minimum=2)
     a, b, e = (x[..., None] for x in (logit(p_ref), beta, eps_arr))
-    g0 = a + 1 / (b * np.sqrt(0.25 + e))
-    top = a + 1 / (b * np.sqrt(e)) + 1
+    g0 = a + logit_map_margin(b, e)
+    top = logit_map_cap(a, b, e) + 1
     s = np.linspace(0.0, 1.0, n_grid)
     z = np.minimum(g0, 0) - 1 + (top - np.minimum(g0, 0) + 1) * s
     f = logit_map(z, a, b, e) - z
@@ -47,7 +47,7 @@ def top_fixed_points(cases: Sequence[tuple[float, float, float]]) -> tuple[Table
     rows, facts = [], []
     for p_ref, beta, eps in cases:
         top = fixed_points(p_ref, beta, eps)[-1]
-        cap = float(logit(p_ref) + 1 / (beta * np.sqrt(eps)))
+        cap = float(logit_map_cap(logit(p_ref), beta, eps))
         logit_h1 = float(logit_h(1.0, p_ref, beta, eps))
         near_one = bool(expit(top.logit) * expit(-top.logit) < eps)
         minus_log10_gap = np.logaddexp(0.0, top.logit) / np.log(10)  # -log10(1 - p*) = log10(1 + e^{z*})

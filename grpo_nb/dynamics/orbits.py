@@ -28,7 +28,8 @@ from typing import NamedTuple
 import numpy as np
 from scipy.special import expit, logit
 
-from grpo_nb.dynamics.recursions import THEOREM2, LogitRecursion
+from grpo_nb.dynamics.fixed_points import THEOREM2
+from grpo_nb.dynamics.recursions import LogitRecursion
 from grpo_nb.validation import check_map_params, check_positive_int
 
 __all__ = [

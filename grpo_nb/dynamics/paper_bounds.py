@@ -18,7 +18,7 @@ import numpy as np
 from scipy.special import logit
 
 from grpo_nb.dynamics.fixed_points import fixed_points_grid
-from grpo_nb.dynamics.map import logit_map_slope
+from grpo_nb.dynamics.map import logit_map_margin, logit_map_slope
 from grpo_nb.validation import check_beta, check_eps, check_p, check_p_ref
 
 __all__ = [
@@ -37,7 +37,7 @@ def theorem3_condition2_log_lhs(beta: object, eps: object) -> np.ndarray:
     Computed as log beta + 2 (logaddexp(x, -x) - log 2), finite where cosh^2 itself overflows (beta ~ 1e-3).
     """
     beta, eps = check_beta(beta), check_eps(eps)
-    x = 1.0 / (2.0 * beta * np.sqrt(0.25 + eps))
+    x = logit_map_margin(beta, eps) / 2.0
     return np.log(beta) + 2.0 * (np.logaddexp(x, -x) - np.log(2.0))
 
 

@@ -13,7 +13,7 @@ How a practitioner's beta maps to the theory's (Mroueh's objective per prompt is
 E_{pi_old}[ratio A] - beta KL(pi || pi_ref), with A = (r - p)/sqrt(p(1-p) + eps) and the KL over whole answers):
 the practical loss averages both the clipped ratio term and the per-token KL estimate over the answer's tokens, so
 for answers of a common length L both terms are divided by L and their ratio, beta, is unchanged; the per-token KL
-estimates sum to the sequence KL by the chain rule. The estimator differs: Schulman's k3,
+estimates sum to the sequence KL by the chain rule. The estimator differs: Schulman's k3 (:func:`grpo_nb.kl.k3`),
 k3 = pi_ref/pi - log(pi_ref/pi) - 1 per sampled token, has expectation KL(pi || pi_ref) under pi, but its gradient,
 taken as a loss, is in expectation the gradient of KL(pi_ref || pi); multiplying k3 by the importance ratio (TRL's
 ``use_bias_correction_kl``) restores the gradient of KL(pi || pi_ref). :func:`kl_penalty_gradients` computes these
@@ -31,13 +31,13 @@ from scipy.special import log_softmax, logit
 
 from grpo_nb.dynamics.map import iterate_logit
 from grpo_nb.dynamics.regimes import Regime, regime_map
+from grpo_nb.kl import k3
 from grpo_nb.report import Table
 from grpo_nb.validation import check_beta, check_eps, check_logits, check_p_ref
 
 __all__ = [
     "PRACTICE_BETAS",
     "KLGradients",
-    "k3",
     "kl_penalty_gradients",
     "practice_regime_table",
     "small_beta_limit",
@@ -48,12 +48,6 @@ PRACTICE_BETAS: tuple[tuple[str, float], ...] = (
     ("DeepSeek-R1, as TRL's documentation quotes it", 0.001),
     ("TRL default from 0.19; DAPO; Dr. GRPO", 0.0),
 )
-
-
-def k3(logp: np.ndarray, logp_ref: np.ndarray) -> np.ndarray:
-    """Schulman's k3 estimate of KL(pi || pi_ref) at a sampled answer: e^d - d - 1 with d = log pi_ref - log pi."""
-    d = np.asarray(logp_ref, dtype=float) - np.asarray(logp, dtype=float)
-    return np.expm1(d) - d
 
 
 def practice_regime_table(

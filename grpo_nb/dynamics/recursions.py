@@ -5,21 +5,38 @@
 :func:`~grpo_nb.dynamics.regimes.regime_map` study Theorem 2's map by default. Each takes an optional ``variant``: any
 object with the :class:`LogitRecursion` interface below, for instance a GRPO variant of :mod:`grpo_nb.variants`
 (another normalisation of the reward, another KL anchor). The same period detection, Lyapunov exponents, fixed-point
-matching and regime labels then apply to that recursion. :data:`THEOREM2` is the default, Theorem 2's map itself.
+matching and regime labels then apply to that recursion. The default, Theorem 2's map itself, is
+:data:`grpo_nb.dynamics.fixed_points.THEOREM2`. This module holds the interface only (and the fixed points' grid
+type it returns), so that every dynamics module can depend on it.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import NamedTuple, Protocol, runtime_checkable
 
 import numpy as np
+from scipy.special import expit
 
-from grpo_nb.dynamics.map import log_abs_logit_map_slope, logit_map
+__all__ = ["FixedPointGrid", "LogitRecursion"]
 
-if TYPE_CHECKING:
-    from grpo_nb.dynamics.fixed_points import FixedPointGrid
 
-__all__ = ["THEOREM2", "LogitRecursion", "Theorem2Recursion"]
+class FixedPointGrid(NamedTuple):
+    """Fixed points over a broadcast grid: ``logits``/``slopes`` of shape (..., 3) padded with NaN, ``counts``."""
+
+    logits: np.ndarray
+    slopes: np.ndarray
+    counts: np.ndarray
+
+    @property
+    def p(self) -> np.ndarray:
+        """The fixed points as probabilities (NaN padding kept)."""
+        return expit(self.logits)
+
+    @property
+    def stable(self) -> np.ndarray:
+        """|h'(p*)| < 1 (Theorem 4's condition); False on the NaN padding."""
+        with np.errstate(invalid="ignore"):
+            return np.abs(self.slopes) < 1.0
 
 
 @runtime_checkable
@@ -40,27 +57,3 @@ class LogitRecursion(Protocol):
     def log_abs_slope(self, z: np.ndarray, beta: np.ndarray, eps: np.ndarray) -> np.ndarray: ...
 
     def fixed_points_grid(self, p_ref: np.ndarray, beta: np.ndarray, eps: np.ndarray) -> FixedPointGrid: ...
-
-
-class Theorem2Recursion:
-    """Theorem 2's map g(z) = a + 1/(beta sqrt(v(z) + eps)) (dynamics.map), as a :class:`LogitRecursion`."""
-
-    uses_eps = True
-
-    def __call__(self, z: np.ndarray, a: np.ndarray, beta: np.ndarray, eps: np.ndarray) -> np.ndarray:
-        return logit_map(z, a, beta, eps)
-
-    def log_abs_slope(self, z: np.ndarray, beta: np.ndarray, eps: np.ndarray) -> np.ndarray:
-        return log_abs_logit_map_slope(z, beta, eps)
-
-    def fixed_points_grid(self, p_ref: np.ndarray, beta: np.ndarray, eps: np.ndarray) -> FixedPointGrid:
-        from grpo_nb.dynamics.fixed_points import fixed_points_grid
-
-        return fixed_points_grid(p_ref, beta, eps)
-
-    def __repr__(self) -> str:
-        return "THEOREM2"
-
-
-#: Theorem 2's recursion, the default of every dynamics function that takes a ``variant``.
-THEOREM2 = Theorem2Recursion()

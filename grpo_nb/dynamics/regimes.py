@@ -24,14 +24,15 @@ from dataclasses import dataclass
 from enum import IntEnum
 
 import numpy as np
+from scipy.special import expit, logit
 
-from grpo_nb.dynamics.fixed_points import fixed_points_grid
+from grpo_nb.dynamics.fixed_points import THEOREM2, fixed_points_grid
 from grpo_nb.dynamics.map import bernoulli_variance_of_logit
 from grpo_nb.dynamics.orbits import OrbitClass, classify_orbits
-from grpo_nb.dynamics.recursions import THEOREM2, LogitRecursion
-from grpo_nb.validation import check_beta, check_eps, check_p_ref
+from grpo_nb.dynamics.recursions import LogitRecursion
+from grpo_nb.validation import check_beta, check_eps, check_p_ref, check_positive_int
 
-__all__ = ["Regime", "RegimeMap", "regime_map"]
+__all__ = ["Regime", "RegimeMap", "regime_grid", "regime_map"]
 
 
 class Regime(IntEnum):
@@ -158,3 +159,15 @@ def regime_map(
         stable_elsewhere=stable_not_reached.any(axis=-1),
         no_stable=~any_stable,
     )
+
+
+def regime_grid(n_beta: int, n_p: int) -> tuple[np.ndarray, np.ndarray]:
+    """The (p_ref column, beta row) grid of the regime maps: beta in [1e-2, 10^1.5], p_ref in [1e-4, 0.999].
+
+    ``n_beta`` values of beta evenly spaced in log10, ``n_p`` values of p_ref evenly spaced in logit; shapes
+    (n_p, 1) and (1, n_beta), which :func:`regime_map` broadcasts.
+    """
+    n_beta, n_p = check_positive_int("n_beta", n_beta, minimum=2), check_positive_int("n_p", n_p, minimum=2)
+    beta = np.logspace(-2, 1.5, n_beta)[None, :]
+    p_ref = expit(np.linspace(logit(1e-4), logit(0.999), n_p))[:, None]
+    return p_ref, beta

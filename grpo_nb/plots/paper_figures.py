@@ -18,7 +18,7 @@ from scipy.special import expit, logit
 from grpo_nb.dynamics.fixed_points import fixed_points
 from grpo_nb.dynamics.map import h, iterate_logit, logit_map
 from grpo_nb.dynamics.paper_bounds import theorem3_condition, theorem4_beta_bound
-from grpo_nb.dynamics.regimes import RegimeMap, regime_map
+from grpo_nb.dynamics.regimes import RegimeMap, regime_grid, regime_map
 from grpo_nb.plots.dynamics import (
     plot_beta_bound,
     plot_cobweb,
@@ -136,13 +136,6 @@ def regime_panel(rmap: RegimeMap, title: str, marks: Sequence[tuple[float, float
         "marks": list(marks),
         "title": title,
     }
-
-
-def regime_grid(n_beta: int, n_p: int) -> tuple[np.ndarray, np.ndarray]:
-    """The (p_ref column, beta row) grid of the regime maps: beta in [1e-2, 10^1.5], p_ref in [1e-4, 0.999]."""
-    beta = np.logspace(-2, 1.5, n_beta)[None, :]
-    p_ref = expit(np.linspace(logit(1e-4), logit(0.999), n_p))[:, None]
-    return p_ref, beta
 
 
 def draw_regime_maps(

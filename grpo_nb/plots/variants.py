@@ -16,13 +16,14 @@ from matplotlib.figure import Figure
 from scipy.special import expit, logit
 
 from grpo_nb.dynamics.fixed_points import fixed_points
-from grpo_nb.dynamics.regimes import RegimeMap
+from grpo_nb.dynamics.regimes import RegimeMap, regime_grid, regime_map
 from grpo_nb.plots.dynamics import plot_cobweb, plot_regime_maps
 from grpo_nb.plots.paper_figures import regime_panel
 from grpo_nb.variants.map import effective_beta, iterate_logit, variant_logit_map
 from grpo_nb.variants.variant import Variant
 
 __all__ = [
+    "draw_alpha_regime_maps",
     "draw_effective_beta",
     "draw_variant_orbits",
     "draw_variant_regime_maps",
@@ -152,3 +153,11 @@ def draw_variant_regime_maps(
     """Regime maps computed by :func:`grpo_nb.dynamics.regime_map` with ``variant=``, one panel per variant."""
     panels = [regime_panel(rm, variant.label, marks) for variant, rm in maps.items()]
     return plot_regime_maps(panels, ncols=ncols)
+
+
+def draw_alpha_regime_maps(alpha: float, eps: float, n_beta: int = 40, n_p: int = 40) -> Figure:
+    """The regime maps of the paper's iteration and of mean+var at ``alpha`` over the (beta, p_ref) grid of
+    :func:`grpo_nb.dynamics.regimes.regime_grid`, side by side (the variants explorer's figure)."""
+    p_ref, beta = regime_grid(n_beta, n_p)
+    maps = {v: regime_map(p_ref, beta, eps, variant=v) for v in (Variant(), Variant("mean_var", alpha))}
+    return draw_variant_regime_maps(maps, ncols=2)

@@ -27,6 +27,7 @@ from scipy.special import log_softmax, softmax
 from tqdm.auto import tqdm
 
 from grpo_nb.clipping import clipped_term, clipped_term_slope
+from grpo_nb.kl import categorical_kl
 from grpo_nb.report import Table
 from grpo_nb.tabular.policy import expected_reward
 from grpo_nb.validation import (
@@ -116,8 +117,7 @@ def success_probabilities(logits: np.ndarray, reward: np.ndarray) -> np.ndarray:
 
 def kl_to_reference(logits: np.ndarray, ref_logits: np.ndarray) -> np.ndarray:
     """KL(pi_theta(.|q) || pi_ref(.|q)) per prompt, exact over the outcome set; shape (Q,)."""
-    log_pi, log_ref = log_softmax(logits, axis=-1), log_softmax(ref_logits, axis=-1)
-    return np.sum(np.exp(log_pi) * (log_pi - log_ref), axis=-1)
+    return categorical_kl(log_softmax(logits, axis=-1), log_softmax(ref_logits, axis=-1))
 
 
 def sample_outcomes(logits: np.ndarray, G: int, rng: np.random.Generator) -> np.ndarray:
@@ -174,7 +174,7 @@ def grpo_surrogate(
         grad = np.zeros_like(pi)
         np.add.at(grad, (np.broadcast_to(rows, outcomes.shape), outcomes), coef)
     grad -= pi * coef.sum(axis=-1, keepdims=True)
-    kl = np.sum(pi * (log_pi - log_ref), axis=-1)
+    kl = categorical_kl(log_pi, log_ref)
     value = value - beta * kl
     grad -= beta * pi * (log_pi - log_ref - kl[:, None])
     return value, grad

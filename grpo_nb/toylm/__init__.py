@@ -2,7 +2,7 @@
 
 Needs torch (the rest of grpo_nb does not). Modules, each small:
 
-- ``configs``    every hyperparameter; ``QUICK`` and ``FULL``, ``pick_config``
+- ``configs``    every hyperparameter; ``QUICK`` and ``FULL``
 - ``device``     CUDA when there is a GPU, else the CPU; waiting for it; naming the hardware
 - ``task``       the digit-sum task: graded difficulty, enumerable outputs, verifiable 0/1 reward
 - ``model``      the causal transformer (SDPA attention, KV cache)
@@ -12,13 +12,15 @@ Needs torch (the rest of grpo_nb does not). Modules, each small:
 - ``theory``     Theorem 1's policy, total variation, success probability (numpy)
 - ``experiment`` the whole §5 experiment and its comparison with h^n(p_ref)
 - ``error_growth`` Theorem 5's per-step errors against |h'| along the run (the step inequality, Lyapunov)
-- ``cost``       a configuration's GPU time (a T4 by default) from FLOPs and kernel launches counted on the CPU
+- ``cost``       a configuration's GPU time (a T4 by default) from FLOPs and kernel launches counted on the CPU;
+                 ``pick_config`` chooses ``quick`` or ``full`` by it
 - ``report``     tables and summaries; ``__main__`` the command line
 - ``trl_model``, ``trl_trainer``, ``trl_checks``, ``trl_report``: the same task trained by TRL's GRPOTrainer (a
   tiny GPT-2, a local tokenizer), TRL's knobs checked by TRL's own code, the cached runs' tables (needs ``trl``)
 """
 
-from grpo_nb.toylm.configs import FULL, QUICK, GRPOConfig, ModelConfig, RunConfig, SFTConfig, TaskConfig, pick_config
+from grpo_nb.toylm.configs import FULL, QUICK, GRPOConfig, ModelConfig, RunConfig, SFTConfig, TaskConfig
+from grpo_nb.toylm.cost import pick_config
 from grpo_nb.toylm.experiment import (
     ExperimentResult,
     RunRecord,

@@ -24,7 +24,7 @@ __all__ = ["main"]
 
 
 def main(argv: list[str] | None = None) -> int:
-    from grpo_nb.toylm.configs import pick_config
+    from grpo_nb.toylm.cost import pick_config
     from grpo_nb.toylm.experiment import run_experiment
 
     parser = argparse.ArgumentParser(prog="python -m grpo_nb.toylm", description=__doc__.splitlines()[0])

@@ -3,8 +3,7 @@
 Two configurations: ``quick`` (two-digit answers; the chapter and CI run it on one CPU thread) and ``full``
 (three-digit answers, 1000 per prompt, more prompts, iterations and samples; sized so that it also finishes
 on a CPU). Both run in float32 on CUDA wherever ``torch.cuda.is_available()``, else on the CPU
-(``device="auto"``). ``pick_config`` chooses: on a GPU the largest configuration whose estimated time on a
-Colab T4 (``grpo_nb.toylm.cost``) stays within ``T4_BUDGET_S``, else ``quick``.
+(``device="auto"``). :func:`grpo_nb.toylm.cost.pick_config` chooses between them by their estimated GPU time.
 """
 
 from __future__ import annotations
@@ -15,15 +14,12 @@ __all__ = [
     "CONFIGS",
     "CYCLING",
     "FULL",
-    "GPU_CANDIDATES",
     "QUICK",
-    "T4_BUDGET_S",
     "GRPOConfig",
     "ModelConfig",
     "RunConfig",
     "SFTConfig",
     "TaskConfig",
-    "pick_config",
 ]
 
 
@@ -98,41 +94,6 @@ FULL = RunConfig(
 )
 
 CONFIGS: dict[str, RunConfig] = {"quick": QUICK, "full": FULL}
-
-
-T4_BUDGET_S = 600.0  # what pick_config allows a configuration on a GPU: about ten minutes on a Colab T4
-GPU_CANDIDATES = ("full", "quick")  # tried in this order on a GPU; the last one is taken whatever its estimate
-
-
-def pick_config(name: str | None = None, *, gpu_budget_s: float = T4_BUDGET_S) -> RunConfig:
-    """``quick`` or ``full`` by name. ``None`` or ``"auto"``: the environment variable ``GRPO_NB_TOYLM_CONFIG``
-    if set; else, when CUDA is available, the first of ``GPU_CANDIDATES`` whose estimated time on a Colab T4
-    (the pessimistic ``upper_s`` of ``cost.estimate_gpu_time``: FLOPs, kernel launches and memory traffic
-    counted on the CPU) is at most ``gpu_budget_s`` seconds; else ``quick``. A configuration runs on CUDA
-    when there is a GPU and on the CPU otherwise."""
-    if not gpu_budget_s > 0:
-        raise ValueError(f"gpu_budget_s={gpu_budget_s!r} is out of range; valid range is 0 < gpu_budget_s")
-    if name is None or name == "auto":
-        import os
-
-        import torch
-
-        name = os.environ.get("GRPO_NB_TOYLM_CONFIG")
-        if not name:
-            name = _fits_on_gpu(gpu_budget_s) if torch.cuda.is_available() else "quick"
-    if name not in CONFIGS:
-        raise ValueError(f"config={name!r} is not known; valid values are 'auto', {', '.join(map(repr, CONFIGS))}")
-    return CONFIGS[name]
-
-
-def _fits_on_gpu(budget_s: float) -> str:
-    """The first of ``GPU_CANDIDATES`` whose pessimistic T4 estimate is within ``budget_s`` (else the last)."""
-    from grpo_nb.toylm.cost import estimate_gpu_time
-
-    for name in GPU_CANDIDATES[:-1]:
-        if estimate_gpu_time(CONFIGS[name]).upper_s <= budget_s:
-            return name
-    return GPU_CANDIDATES[-1]
 
 
 # A hard prompt in a cycling regime (§3's "errors grow where the map is unstable"): three-digit answers, every

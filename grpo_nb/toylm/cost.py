@@ -9,7 +9,7 @@ arithmetic or, more often, by the fixed cost of launching each kernel. The estim
 with a Colab T4's defaults: about 8 TFLOP/s of float32 arithmetic at best, about 10 microseconds per
 kernel launch, and 320 GB/s of memory bandwidth (the third term, memory traffic, goes past the first two:
 elementwise kernels on the enumerated answers move megabytes each). ``upper_s`` adds the three terms
-instead, as if nothing overlapped: a pessimistic bound, which ``configs.pick_config`` uses. All counts come
+instead, as if nothing overlapped: a pessimistic bound, which :func:`pick_config` uses. All counts come
 from running the package's own training code for one or two steps on the CPU, with the configuration's
 shapes, under two torch dispatch modes:
 
@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
@@ -36,9 +37,11 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_leaves
 from torch.utils.flop_counter import FlopCounterMode
 
-from grpo_nb.toylm.configs import GRPOConfig, RunConfig
+from grpo_nb.toylm.configs import CONFIGS, GRPOConfig, RunConfig
 
 __all__ = [
+    "GPU_CANDIDATES",
+    "T4_BUDGET_S",
     "T4_BYTES_PER_S",
     "T4_FLOPS_PER_S",
     "T4_LAUNCH_S",
@@ -50,6 +53,7 @@ __all__ = [
     "StepCost",
     "count_cost",
     "estimate_gpu_time",
+    "pick_config",
 ]
 
 T4_FLOPS_PER_S = 8e12  # NVIDIA T4: 8.1 TFLOP/s float32 peak; taken as the best case
@@ -287,3 +291,32 @@ def estimate_gpu_time(cfg: RunConfig, hw: Hardware = T4) -> GPUTimeEstimate:
         once, outer, inner = measured[key]
         phases.append(PhaseEstimate(label, gcfg.n_outer, outer + inner * gcfg.mu, once, hw))
     return GPUTimeEstimate(cfg.name, tuple(phases), hw)
+
+
+T4_BUDGET_S = 600.0  # what pick_config allows a configuration on a GPU: about ten minutes on a Colab T4
+GPU_CANDIDATES = ("full", "quick")  # tried in this order on a GPU; the last one is taken whatever its estimate
+
+
+def pick_config(name: str | None = None, *, gpu_budget_s: float = T4_BUDGET_S) -> RunConfig:
+    """``quick`` or ``full`` by name. ``None`` or ``"auto"``: the environment variable ``GRPO_NB_TOYLM_CONFIG``
+    if set; else, when CUDA is available, the first of ``GPU_CANDIDATES`` whose estimated time on a Colab T4
+    (the pessimistic ``upper_s`` of :func:`estimate_gpu_time`: FLOPs, kernel launches and memory traffic
+    counted on the CPU) is at most ``gpu_budget_s`` seconds; else ``quick``. A configuration runs on CUDA
+    when there is a GPU and on the CPU otherwise."""
+    if not gpu_budget_s > 0:
+        raise ValueError(f"gpu_budget_s={gpu_budget_s!r} is out of range; valid range is 0 < gpu_budget_s")
+    if name is None or name == "auto":
+        name = os.environ.get("GRPO_NB_TOYLM_CONFIG")
+        if not name:
+            name = _fits_on_gpu(gpu_budget_s) if torch.cuda.is_available() else "quick"
+    if name not in CONFIGS:
+        raise ValueError(f"config={name!r} is not known; valid values are 'auto', {', '.join(map(repr, CONFIGS))}")
+    return CONFIGS[name]
+
+
+def _fits_on_gpu(budget_s: float) -> str:
+    """The first of ``GPU_CANDIDATES`` whose pessimistic T4 estimate is within ``budget_s`` (else the last)."""
+    for name in GPU_CANDIDATES[:-1]:
+        if estimate_gpu_time(CONFIGS[name]).upper_s <= budget_s:
+            return name
+    return GPU_CANDIDATES[-1]

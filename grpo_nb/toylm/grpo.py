@@ -34,7 +34,9 @@ from grpo_nb.toylm.rollout import enumerate_logprobs, sample, token_logprobs
 __all__ = [
     "GRPOHistory",
     "TaskTensors",
+    "clipped_term",
     "contrastive_weights",
+    "exact_kl",
     "k3_kl",
     "new_optimizer",
     "omega_weights",
@@ -103,12 +105,19 @@ def trl_advantage(rewards: torch.Tensor) -> torch.Tensor:
 
 
 def k3_kl(logp: torch.Tensor, logp_ref: torch.Tensor) -> torch.Tensor:
-    """Schulman's k3 estimator of KL(pi || pi_ref) per sampled token: exp(d) - d - 1, d = log pi_ref - log pi."""
+    """Schulman's k3 estimator of KL(pi || pi_ref) per sampled token: exp(d) - d - 1, d = log pi_ref - log pi.
+
+    The torch twin of :func:`grpo_nb.kl.k3` (tested against it); no validation.
+    """
     d = logp_ref - logp
     return torch.exp(d) - d - 1.0
 
 
-def _exact_kl(logp: torch.Tensor, logp_ref: torch.Tensor) -> torch.Tensor:
+def exact_kl(logp: torch.Tensor, logp_ref: torch.Tensor) -> torch.Tensor:
+    """KL(pi || pi_ref) per prompt from the (P, K) tables of log-probabilities of every output.
+
+    The torch twin of :func:`grpo_nb.kl.categorical_kl` (tested against it); no validation.
+    """
     return (logp.exp() * (logp - logp_ref)).sum(dim=1)
 
 
@@ -144,7 +153,11 @@ def _check_generator(generator: torch.Generator, device: torch.device) -> None:
         )
 
 
-def _surrogate(ratio: torch.Tensor, adv: torch.Tensor, clip_eps: float | None) -> torch.Tensor:
+def clipped_term(ratio: torch.Tensor, adv: torch.Tensor, clip_eps: float | None) -> torch.Tensor:
+    """f_eps(x, A) = min(x A, clip(x, 1 - eps, 1 + eps) A) with eps = ``clip_eps``; x A when ``clip_eps`` is None.
+
+    The torch twin of :func:`grpo_nb.clipping.clipped_term` (tested against it; None there is ``inf``); no validation.
+    """
     if clip_eps is None:
         return ratio * adv
     return torch.minimum(ratio * adv, ratio.clamp(1.0 - clip_eps, 1.0 + clip_eps) * adv)
@@ -221,7 +234,7 @@ def train_grpo(
         for _ in range(cfg.mu):
             if cfg.estimator == "exact":
                 logp = enumerate_logprobs(model, prompts, task.outputs)
-                objective = (logp.exp() * adv_table).sum(dim=1) - cfg.beta * _exact_kl(logp, logp_ref)
+                objective = (logp.exp() * adv_table).sum(dim=1) - cfg.beta * exact_kl(logp, logp_ref)
                 loss = -objective.mean()
             else:
                 lp = token_logprobs(model, rep, answers)
@@ -229,8 +242,8 @@ def train_grpo(
                 if cfg.kl == "k3":
                     kl = k3_kl(lp, ref_lp).sum(dim=1).mean()
                 else:
-                    kl = _exact_kl(enumerate_logprobs(model, prompts, task.outputs), logp_ref).mean()
-                loss = -_surrogate(ratio, adv, cfg.clip_eps).mean() + cfg.beta * kl
+                    kl = exact_kl(enumerate_logprobs(model, prompts, task.outputs), logp_ref).mean()
+                loss = -clipped_term(ratio, adv, cfg.clip_eps).mean() + cfg.beta * kl
             opt.zero_grad(set_to_none=True)
             loss.backward()
             opt.step()

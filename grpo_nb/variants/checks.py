@@ -21,6 +21,7 @@ from scipy.special import expit, logit
 from tqdm.auto import tqdm
 
 from grpo_nb.dynamics.fixed_points import fixed_points, fixed_points_grid
+from grpo_nb.dynamics.map import logit_map_cap, logit_map_margin
 from grpo_nb.dynamics.orbits import classify_orbits, orbit_kind
 from grpo_nb.dynamics.regimes import Regime, RegimeMap, regime_map
 from grpo_nb.report import Table
@@ -260,8 +261,8 @@ def mirror_survey(
             with np.errstate(over="ignore", invalid="ignore"):
                 z = iterate_logit(p_ref, beta, eps, n, normalization, 0.0)
                 steps = np.diff(z, axis=0)
-            lo = 1.0 / (beta * np.sqrt(0.25 + eps)) if normalization == "mean_var" else 1.0 / beta
-            hi = lo if normalization == "mean" else 1.0 / (beta * np.sqrt(eps)) if eps > 0 else np.inf
+            lo = logit_map_margin(beta, eps) if normalization == "mean_var" else 1.0 / beta
+            hi = lo if normalization == "mean" else logit_map_cap(0.0, beta, eps)
             finite = np.isfinite(steps)
             slack = 4 * np.finfo(float).eps * np.maximum(1.0, np.abs(z[1:]))
             lo_b, hi_b = np.broadcast_to(lo, steps.shape), np.broadcast_to(hi, steps.shape)
@@ -409,7 +410,7 @@ def fixed_point_comparison(
         with np.errstate(over="ignore", invalid="ignore"):
             res = np.abs(variant(z_star, a[..., None], beta[..., None], eps[..., None]) - z_star)
         res_a = float(np.max(np.where(has, res / np.maximum(1.0, np.abs(z_star)), 0.0)))
-        cap = np.where(eps > 0, a + 1.0 / (alpha * beta * np.sqrt(np.where(eps > 0, eps, 1.0))), a + 200.0)
+        cap = np.where(eps > 0, logit_map_cap(a, alpha * beta, np.where(eps > 0, eps, 1.0)), a + 200.0)
         zz = a[..., None] - 1.0 + (np.minimum(cap, a + 1e4) - a + 2.0)[..., None] * np.linspace(0, 1, 4000)
         with np.errstate(over="ignore", invalid="ignore"):
             f = variant(zz, a[..., None], beta[..., None], eps[..., None]) - zz

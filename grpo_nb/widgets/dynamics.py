@@ -6,12 +6,10 @@ with sliders for beta, p_ref and eps whose defaults reproduce the static figures
 
 from __future__ import annotations
 
-import matplotlib.pyplot as plt
-import numpy as np
-from ipywidgets import FloatLogSlider, IntSlider, interact
-from matplotlib.figure import Figure
+from ipywidgets import IntSlider, interact
 
 from grpo_nb.plots.paper_figures import draw_cobweb, draw_fig2, draw_fig3, draw_fig4, draw_fig5, draw_regime_maps
+from grpo_nb.widgets.sliders import eps_slider, map_sliders, show
 
 __all__ = [
     "cobweb_explorer",
@@ -23,33 +21,15 @@ __all__ = [
 ]
 
 
-def _log_slider(value: float, lo: float, hi: float, description: str) -> FloatLogSlider:
-    return FloatLogSlider(value=value, base=10, min=np.log10(lo), max=np.log10(hi), step=0.01, description=description)
-
-
-def _show(fig: Figure) -> None:
-    plt.show()
-    plt.close(fig)
-
-
-def _map_sliders(beta: float, p_ref: float, eps: float) -> dict:
-    """Log sliders for the map's three parameters over the book's ranges (beta, p_ref, eps)."""
-    return {
-        "beta": _log_slider(beta, 1e-3, 1e3, "beta"),
-        "p_ref": _log_slider(p_ref, 1e-6, 0.999, "p_ref"),
-        "eps": _log_slider(eps, 1e-9, 1.0, "eps"),
-    }
-
-
 def fig2_explorer(beta: float = 1.0, p_ref: float = 0.1, eps: float = 1e-5):
     """Fig. 2 for one (beta, p_ref, eps): sliders (log scale)."""
 
     def update(beta: float, p_ref: float, eps: float) -> None:
-        _show(draw_fig2((p_ref,), (beta,), eps))
+        show(draw_fig2((p_ref,), (beta,), eps))
 
     return interact(
         update,
-        **_map_sliders(beta, p_ref, eps),
+        **map_sliders(p_ref, beta, eps),
     )
 
 
@@ -57,29 +37,29 @@ def fig3_explorer(eps: float = 1e-5):
     """Fig. 3 with a slider for eps (beta and p_ref are the axes)."""
 
     def update(eps: float) -> None:
-        _show(draw_fig3(eps, 121, 121))
+        show(draw_fig3(eps, 121, 121))
 
-    return interact(update, eps=_log_slider(eps, 1e-9, 1.0, "eps"))
+    return interact(update, eps=eps_slider(eps))
 
 
 def fig4_explorer(eps: float = 1e-5):
     """Fig. 4 with a slider for eps."""
 
     def update(eps: float) -> None:
-        _show(draw_fig4((eps,)))
+        show(draw_fig4((eps,)))
 
-    return interact(update, eps=_log_slider(eps, 1e-9, 1.0, "eps"))
+    return interact(update, eps=eps_slider(eps))
 
 
 def fig5_explorer(beta: float = 5.0, p_ref: float = 0.001, eps: float = 1e-5, n: int = 60):
     """Fig. 5 for one (beta, p_ref, eps), with the number of iterations."""
 
     def update(beta: float, p_ref: float, eps: float, n: int) -> None:
-        _show(draw_fig5(((beta, p_ref),), eps, n))
+        show(draw_fig5(((beta, p_ref),), eps, n))
 
     return interact(
         update,
-        **_map_sliders(beta, p_ref, eps),
+        **map_sliders(p_ref, beta, eps),
         n=IntSlider(value=n, min=5, max=300, step=5),
     )
 
@@ -88,11 +68,11 @@ def cobweb_explorer(beta: float = 5.0, p_ref: float = 0.001, eps: float = 1e-5):
     """Cobweb plots (p and logit coordinates) with sliders for beta, p_ref and eps."""
 
     def update(beta: float, p_ref: float, eps: float) -> None:
-        _show(draw_cobweb(p_ref, beta, eps))
+        show(draw_cobweb(p_ref, beta, eps))
 
     return interact(
         update,
-        **_map_sliders(beta, p_ref, eps),
+        **map_sliders(p_ref, beta, eps),
     )
 
 
@@ -100,6 +80,6 @@ def regime_map_explorer(eps: float = 1e-5):
     """The regime map on a coarse 60 x 60 grid, with a slider for eps."""
 
     def update(eps: float) -> None:
-        _show(draw_regime_maps((eps,)))
+        show(draw_regime_maps((eps,)))
 
-    return interact(update, eps=_log_slider(eps, 1e-9, 1.0, "eps"))
+    return interact(update, eps=eps_slider(eps))
