@@ -22,7 +22,6 @@ from typing import Literal
 
 import numpy as np
 
-from grpo_nb.report import Table
 from grpo_nb.validation import check_binary_reward, check_eps, check_p, check_positive_int
 from grpo_nb.weights import stabilised_advantage
 
@@ -30,7 +29,6 @@ __all__ = [
     "ADVANTAGE_FORMS",
     "AdvantageForm",
     "DEFAULT_EPS",
-    "compare_forms",
     "group_advantage",
     "group_rewards",
     "success_fraction",
@@ -89,37 +87,3 @@ def group_advantage(rewards: object, form: AdvantageForm = "paper", eps: float |
         return centred / (std + eps_arr)
     std = r.std(axis=-1, ddof=0, keepdims=True)
     return np.divide(centred, std, out=np.zeros_like(centred), where=std > 0)
-
-
-def compare_forms(group_sizes: tuple[int, ...]) -> tuple[Table, dict, list[dict]]:
-    """Every advantage form on every group of G binary rewards (k successes first, k = 0..G), side by side.
-
-    Returns the summary table (per G: the largest relative gap of TRL's and the population form to the paper's on
-    mixed groups, TRL's predicted gap 1 - sqrt((G-1)/G), the Dr. GRPO/population scale range, and whether groups
-    with all rewards equal get 0 everywhere), the advantages {(G, form): array (G+1, G)}, and per G the raw values.
-    """
-    adv = {}
-    for G in group_sizes:
-        r = group_rewards(np.arange(check_positive_int("G", G, minimum=2) + 1), G)
-        for form in ADVANTAGE_FORMS:
-            adv[G, form] = group_advantage(r, form)
-    rows, facts = [], []
-    for G in group_sizes:
-        mixed = slice(1, G)  # 0 < k < G
-        paper = adv[G, "paper"][mixed]
-        rel = {f: float(np.abs(adv[G, f][mixed] / paper - 1).max()) for f in ("trl", "population", "mean_only")}
-        scale = np.abs(adv[G, "mean_only"][mixed] / adv[G, "population"][mixed])
-        all_equal_zero = all(np.all(adv[G, f][[0, G]] == 0) for f in ADVANTAGE_FORMS)
-        predicted = 1 - np.sqrt((G - 1) / G)
-        scales = f"{scale.min():.3f} to {scale.max():.3f}"
-        rows.append((G, rel["trl"], predicted, rel["population"], scales, "all 0" if all_equal_zero else "NOT 0"))
-        facts.append({"G": G, **rel, "predicted_trl": predicted, "all_equal_zero": all_equal_zero})
-    headers = [
-        "G",
-        "max abs(A_TRL/A_paper − 1)",
-        "predicted 1 − √((G−1)/G)",
-        "max abs(A_pop/A_paper − 1)",
-        "Dr. GRPO / population scale",
-        "all rewards equal",
-    ]
-    return Table(headers, rows, ".3g"), adv, facts

@@ -7,11 +7,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from grpo_nb.chapters.effective_loss import contrastive_step_split
 from grpo_nb.dynamics.map import h
 from grpo_nb.tabular.algorithm1 import (
     TabularTask,
     algorithm1,
-    contrastive_step_split,
     grpo_surrogate,
     kl_to_reference,
     make_task,

@@ -8,16 +8,15 @@ import pytest
 import sympy as sp
 from scipy.special import expit, logit, softmax
 
+from grpo_nb.chapters import policy_dynamics as map_checks
+from grpo_nb.chapters.grpo_iterations import mean_one_step_gap, one_step_gaps
 from grpo_nb.dynamics import amplification_checks as amp
-from grpo_nb.dynamics import map_checks
 from grpo_nb.dynamics.fixed_points import fixed_points_grid
 from grpo_nb.dynamics.regimes import Regime, regime_map
 from grpo_nb.report import Table, show_checked
 from grpo_nb.symbolic.identity import Identity, check_equal
 from grpo_nb.tabular import policy
 from grpo_nb.tabular.algorithm1 import algorithm1, make_task, reinforce_gradient
-from grpo_nb.tabular.closed_form import solver_comparison
-from grpo_nb.tabular.run_checks import mean_one_step_gap, one_step_gaps
 
 P_REF = expit(np.linspace(-6, 6, 12))[:, None]
 BETA = np.logspace(-1.5, 1.5, 12)[None, :]
@@ -84,7 +83,7 @@ def test_top_fixed_points_sit_below_the_cap():
 
 
 def test_solver_comparison_agrees_with_the_closed_form():
-    table, worst, last = solver_comparison(np.random.default_rng(0), n_instances=3, n_outcomes=10)
+    table, worst, last = map_checks.solver_comparison(np.random.default_rng(0), n_instances=3, n_outcomes=10)
     assert worst < 1e-6 and len(table.rows) == 3 and last["closed"].shape == (10,)
 
 

@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 from scipy.special import softmax
 
+from grpo_nb.chapters.grpo_iterations import clip_ratios, expected_group_gradient
 from grpo_nb.dynamics import attractor, h, h_prime, iterate, orbit_kind
 from grpo_nb.tabular.algorithm1 import algorithm1, grpo_surrogate, make_task, sample_counts, sample_outcomes
-from grpo_nb.tabular.run_checks import clip_ratios, expected_group_gradient
 from grpo_nb.toylm.configs import CYCLING
 from grpo_nb.toylm.error_growth import propagate, segment_slope_bound
 from grpo_nb.toylm.task import make_task as make_digit_task

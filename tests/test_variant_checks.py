@@ -1,4 +1,4 @@
-"""Tests of grpo_nb.variants.checks, the variants chapter's checks: each passes on the right formulas and fails when
+"""Tests of grpo_nb.chapters.variants, the variants chapter's checks: each passes on the right formulas and fails when
 a wrong one is fed in (monkeypatched into the module the check calls)."""
 
 from __future__ import annotations
@@ -6,8 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from grpo_nb.chapters import variants as checks
 from grpo_nb.dynamics.regimes import Regime
-from grpo_nb.variants import Variant, checks
+from grpo_nb.variants import Variant
 from grpo_nb.variants import map as vmap
 from grpo_nb.variants import policy as vpolicy
 

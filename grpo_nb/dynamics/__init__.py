@@ -7,10 +7,10 @@ Submodules: ``map`` (Thm 2, Prop 1), ``fixed_points``, ``paper_bounds`` (Thm 3's
 ``orbits`` (limit sets, Lyapunov exponents), ``regimes`` (maps over (beta, p_ref)), ``bifurcation`` and
 ``high_precision`` (the hard-prompts chapter), ``recursions`` (the interface through which fixed points, orbits and
 regimes take another recursion, ``variant=``, such as the GRPO variants of :mod:`grpo_nb.variants`). The chapters'
-checks that return a table and its verdicts: ``map_checks`` (policy dynamics), ``amplification_checks``
-(amplification), ``hard_prompt_checks`` (hard prompts); the amplification chapter's beta sections use
+checks that return a table and its verdicts: ``amplification_checks`` (amplification), ``hard_prompt_checks`` (hard
+prompts) (the other chapters' analyses are in :mod:`grpo_nb.chapters`); the amplification chapter's beta sections use
 ``theorem4_hypothesis`` (Thm 4's hypothesis against amplification), ``uniform_beta`` (Remark 2) and ``practical_beta``
-(the betas used in practice, and the k3 KL estimator).
+(the betas used in practice, and the gradients of the k3 KL penalty).
 """
 
 from grpo_nb.dynamics.fixed_points import THEOREM2, FixedPoint, fixed_points, fixed_points_grid

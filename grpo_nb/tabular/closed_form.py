@@ -16,9 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 from scipy.special import logsumexp
-from tqdm.auto import tqdm
 
-from grpo_nb.report import Table
 from grpo_nb.tabular.policy import expected_reward, gibbs_log_policy
 from grpo_nb.validation import (
     check_alpha,
@@ -38,7 +36,6 @@ __all__ = [
     "grpo_objective",
     "grpo_step",
     "solve_grpo_step",
-    "solver_comparison",
     "success_orbit",
     "success_probability",
 ]
@@ -201,30 +198,3 @@ def success_orbit(pi_ref: object, reward: object, beta: float, eps: float, n: in
         pi = grpo_step(pi_ref, pi, reward, beta, eps)
         out.append(float(expected_reward(pi, reward)))
     return np.array(out)
-
-
-def solver_comparison(
-    rng: np.random.Generator, n_instances: int = 20, n_outcomes: int = 50
-) -> tuple[Table, float, dict]:
-    """Theorem 1's closed form against :func:`solve_grpo_step` on random instances drawn from ``rng``.
-
-    Each instance: pi_ref ~ Dirichlet(1/2), a random 0/1 reward with a random success share in (0.05, 0.95),
-    pi_prev ~ Dirichlet(1), beta log-uniform in [0.1, 10], eps log-uniform in [1e-6, 1e-1]. Returns the table, the
-    largest max |closed - numeric| and the last instance (its arrays, beta, eps and closed-form step).
-    """
-    n_instances = check_positive_int("n_instances", n_instances)
-    n_outcomes = check_positive_int("n_outcomes", n_outcomes, minimum=2)
-    rows, worst, last = [], 0.0, {}
-    for trial in tqdm(range(n_instances), desc="random instances"):
-        pi_ref = rng.dirichlet(np.full(n_outcomes, 0.5))
-        reward = (rng.random(n_outcomes) < rng.uniform(0.05, 0.95)).astype(float)
-        pi_prev = rng.dirichlet(np.ones(n_outcomes))
-        beta, eps = 10 ** rng.uniform(-1, 1), 10 ** rng.uniform(-6, -1)
-        closed = grpo_step(pi_ref, pi_prev, reward, beta, eps)
-        err = float(np.max(np.abs(closed - solve_grpo_step(pi_ref, pi_prev, reward, beta, eps))))
-        worst = max(worst, err)
-        p0, p1 = success_probability(pi_ref, reward), success_probability(closed, reward)
-        rows.append([trial, beta, eps, p0, p1, "< 1e-12" if err < 1e-12 else f"{err:.1e}"])
-        last = {"pi_ref": pi_ref, "pi_prev": pi_prev, "reward": reward, "beta": beta, "eps": eps, "closed": closed}
-    headers = ["instance", "β", "ε", "p_ref", "p after one step", "max |closed − numeric|"]
-    return Table(headers, rows, ".3g"), worst, last

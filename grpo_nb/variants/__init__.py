@@ -6,7 +6,7 @@ space; equal to :func:`grpo_nb.dynamics.iterate` at the defaults) and ``iterate_
 recursion that :mod:`grpo_nb.dynamics` studies through ``variant=``); ``policy_step`` (the optimal tabular policy in
 closed form) and ``solve_policy_step`` (the same step maximised numerically by :mod:`grpo_nb.tabular`).
 Submodules: ``map`` (the numpy home of the variants' logit map), ``variant``, ``policy`` (closed forms and the Rényi
-form of the recursion), ``checks`` (the chapter's analysis loops, each returning its table and verdicts).
+form of the recursion). The chapter's analyses are in :mod:`grpo_nb.chapters.variants`.
 """
 
 from grpo_nb.variants.map import (

@@ -1,9 +1,13 @@
-"""The policy-dynamics chapter's numerical checks of paper §3, each returning its table and the values its asserts need.
+"""The analyses of the chapter "Policy dynamics" (``book/policy_dynamics.md``, paper §3), each returning its table
+and the values the chapter's asserts need.
 
-* :func:`sign_change_counts`: a brute-force count of the roots of g(z) - z on a fine grid, to compare with the
-  number of fixed points :func:`grpo_nb.dynamics.fixed_points.fixed_points_grid` finds.
-* :func:`top_fixed_points`: the highest fixed point of h for several (p_ref, beta, eps), against the cap
-  logit h(1) = logit p_ref + 1/(beta sqrt(eps)).
+* :func:`solver_comparison` (section "One exact GRPO step in closed form"): Theorem 1's closed form against the
+  numerical solver on random instances.
+* :func:`sign_change_counts` (section "Every fixed point"): a brute-force count of the roots of g(z) - z on a
+  fine grid, to compare with the number of fixed points :func:`grpo_nb.dynamics.fixed_points.fixed_points_grid`
+  finds.
+* :func:`top_fixed_points` (section "Is p* = 1 a fixed point?"): the highest fixed point of h for several
+  (p_ref, beta, eps), against the cap logit h(1) = logit p_ref + 1/(beta sqrt(eps)).
 """
 
 from __future__ import annotations
@@ -12,13 +16,15 @@ from collections.abc import Sequence
 
 import numpy as np
 from scipy.special import expit, logit
+from tqdm.auto import tqdm
 
 from grpo_nb.dynamics.fixed_points import fixed_points
 from grpo_nb.dynamics.map import logit_h, logit_map, logit_map_cap, logit_map_margin
 from grpo_nb.report import Table
+from grpo_nb.tabular.closed_form import grpo_step, solve_grpo_step, success_probability
 from grpo_nb.validation import check_map_params, check_positive_int
 
-__all__ = ["sign_change_counts", "top_fixed_points"]
+__all__ = ["sign_change_counts", "solver_comparison", "top_fixed_points"]
 
 
 def sign_change_counts(p_ref: object, beta: object, eps: float, n_grid: int = 4001) -> np.ndarray:
@@ -56,3 +62,30 @@ def top_fixed_points(cases: Sequence[tuple[float, float, float]]) -> tuple[Table
         facts.append({"cap": cap, "logit_h1": logit_h1, "top": top, "near_one": near_one})
     headers = ["p_ref", "β", "ε", "logit h(1)", "logit of top p*", "−log10(1 − p*)", "h'(p*)", "stable", "p*(1−p*) < ε"]
     return Table(headers, rows), facts
+
+
+def solver_comparison(
+    rng: np.random.Generator, n_instances: int = 20, n_outcomes: int = 50
+) -> tuple[Table, float, dict]:
+    """Theorem 1's closed form against :func:`solve_grpo_step` on random instances drawn from ``rng``.
+
+    Each instance: pi_ref ~ Dirichlet(1/2), a random 0/1 reward with a random success share in (0.05, 0.95),
+    pi_prev ~ Dirichlet(1), beta log-uniform in [0.1, 10], eps log-uniform in [1e-6, 1e-1]. Returns the table, the
+    largest max |closed - numeric| and the last instance (its arrays, beta, eps and closed-form step).
+    """
+    n_instances = check_positive_int("n_instances", n_instances)
+    n_outcomes = check_positive_int("n_outcomes", n_outcomes, minimum=2)
+    rows, worst, last = [], 0.0, {}
+    for trial in tqdm(range(n_instances), desc="random instances"):
+        pi_ref = rng.dirichlet(np.full(n_outcomes, 0.5))
+        reward = (rng.random(n_outcomes) < rng.uniform(0.05, 0.95)).astype(float)
+        pi_prev = rng.dirichlet(np.ones(n_outcomes))
+        beta, eps = 10 ** rng.uniform(-1, 1), 10 ** rng.uniform(-6, -1)
+        closed = grpo_step(pi_ref, pi_prev, reward, beta, eps)
+        err = float(np.max(np.abs(closed - solve_grpo_step(pi_ref, pi_prev, reward, beta, eps))))
+        worst = max(worst, err)
+        p0, p1 = success_probability(pi_ref, reward), success_probability(closed, reward)
+        rows.append([trial, beta, eps, p0, p1, "< 1e-12" if err < 1e-12 else f"{err:.1e}"])
+        last = {"pi_ref": pi_ref, "pi_prev": pi_prev, "reward": reward, "beta": beta, "eps": eps, "closed": closed}
+    headers = ["instance", "β", "ε", "p_ref", "p after one step", "max |closed − numeric|"]
+    return Table(headers, rows, ".3g"), worst, last

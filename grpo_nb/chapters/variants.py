@@ -1,14 +1,22 @@
-"""The variants chapter's checks, each returning its table and the values its asserts need.
+"""The analyses of the chapter "GRPO variants" (``book/variants.md``), each returning its table and the values its
+asserts need; the section of the chapter that uses each is named in brackets.
 
-* :func:`solver_agreement`: every closed-form policy against the numerical solver of :mod:`grpo_nb.tabular`.
-* :func:`recursion_agreement`: tabular runs from pi_0 = pi_ref against :func:`grpo_nb.variants.iterate`.
-* :func:`mean_only_fixed_point`: mean-only normalisation with KL to pi_ref reaches its fixed point in one step.
-* :func:`mirror_survey`: alpha = 0 has no fixed point, its orbits increase, and they run to p = 1.
-* :func:`renyi_check`: the Rényi correction vanishes from pi_ref, and from any other start it is what the
-  one-dimensional recursion misses; it decays like (1 - alpha)^{2n}.
-* :func:`fixed_point_comparison`: alpha < 1 against alpha = 1: the fixed points are Theorem 2's at alpha beta.
-* :func:`regime_survey` and :func:`cycle_frontier`: the regime maps of the variants, and where their cycles live.
-* :func:`effective_beta_check`: variance normalisation is mean-only normalisation with beta_eff = beta sqrt(p(1-p)+eps).
+* :func:`solver_agreement` ("The optimal policy of every variant"): every closed-form policy against the numerical
+  solver of :mod:`grpo_nb.tabular`.
+* :func:`recursion_agreement`, :func:`orbit_row`, :func:`orbit_table` ("The success recursion in logit form"):
+  tabular runs from pi_0 = pi_ref against :func:`grpo_nb.variants.iterate`, and each variant's orbit.
+* :func:`mean_only_fixed_point` ("Mean-only normalisation with KL to pi_ref: one step"): it reaches its fixed point in
+  one step.
+* :func:`mirror_survey` ("Mirror (alpha = 0)"): alpha = 0 has no fixed point, its orbits increase, and they run to
+  p = 1.
+* :func:`renyi_check` ("The Rényi term vanishes from pi_0 = pi_ref"): the Rényi correction vanishes from pi_ref, and
+  from any other start it is what the one-dimensional recursion misses; it decays like (1 - alpha)^{2n}.
+* :func:`fixed_point_comparison`, :func:`fixed_point_rows`, :func:`fixed_point_table` ("The fixed points, against
+  alpha = 1"): alpha < 1 against alpha = 1: the fixed points are Theorem 2's at alpha beta.
+* :func:`regime_survey` and :func:`cycle_frontier` ("What alpha does to the regimes, and to the cycles"): the regime
+  maps of the variants, and where their cycles live.
+* :func:`effective_beta_check` ("Variance normalisation is mean-only normalisation with an adaptive beta"): variance
+  normalisation is mean-only normalisation with beta_eff = beta sqrt(p(1-p)+eps).
 """
 
 from __future__ import annotations

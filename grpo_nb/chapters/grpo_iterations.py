@@ -1,12 +1,14 @@
-"""How far a tabular Algorithm 1 run is from the exact recursion (Thm 1's policies, Thm 2's map h), per step.
+"""The analyses of the chapter "GRPO iterations" (``book/grpo_iterations.md``, paper §2.4): how far a tabular
+Algorithm 1 run is from the exact recursion (Thm 1's policies, Thm 2's map h), per step.
 
-* :func:`one_step_gaps`: the largest |p_n - h(p_{n-1})| and the largest TV(pi_n, Thm 1's step from pi_{n-1}) over
-  iterations and prompts: how well each outer step solved its inner problem.
-* :func:`mean_one_step_gap`: the mean |p_n - h(p_{n-1})|, for comparing group sizes.
-* :func:`clip_ratios`: the probability ratios pi_1/pi_0 after one clipped outer step, and which outcomes crossed
-  the clip band although their own clipped term had no gradient left.
-* :func:`expected_group_gradient`: the expected gradient of Algorithm 1's sampled objective at theta_old (a sum over
-  the binomial success count) against the exact-expectation gradient, per p and G.
+* :func:`expected_group_gradient` (section "A run with groups of eight"): the expected gradient of Algorithm 1's
+  sampled objective at theta_old (a sum over the binomial success count) against the exact-expectation gradient,
+  per p and G.
+* :func:`one_step_gaps` (section "From parameters to policies"): the largest |p_n - h(p_{n-1})| and the largest
+  TV(pi_n, Thm 1's step from pi_{n-1}) over iterations and prompts: how well each outer step solved its inner
+  problem; :func:`mean_one_step_gap` (same section): the mean |p_n - h(p_{n-1})|, for comparing group sizes.
+* :func:`clip_ratios` (section "Clipping slows each outer step"): the probability ratios pi_1/pi_0 after one
+  clipped outer step, and which outcomes crossed the clip band although their own clipped term had no gradient left.
 """
 
 from __future__ import annotations
