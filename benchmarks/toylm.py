@@ -90,7 +90,7 @@ def main(argv: list[str] | None = None) -> dict:
 
     def outer_step(sampler) -> float:
         policy = copy.deepcopy(model).requires_grad_(True)
-        return train_grpo(policy, ref, tensors, gcfg, gen, progress=False, sampler=sampler).step_s[0]
+        return train_grpo(policy, ref, tensors, cfg=gcfg, generator=gen, sampler=sampler).step_s[0]
 
     step_fast = statistics.median(outer_step(sample) for _ in range(args.repeats))
     step_naive = statistics.median(outer_step(sample_naive) for _ in range(args.repeats))

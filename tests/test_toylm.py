@@ -326,7 +326,7 @@ def test_k3_is_nonnegative_and_zero_on_equality():
 )
 def test_train_grpo_rejects_bad_config(change, name):
     with pytest.raises(ValueError, match=name):
-        train_grpo(None, None, None, replace(GRPOConfig(), **change), torch.Generator())
+        train_grpo(None, None, None, cfg=replace(GRPOConfig(), **change), generator=torch.Generator())
 
 
 def test_train_grpo_rejects_a_generator_on_another_device():
@@ -335,7 +335,7 @@ def test_train_grpo_rejects_a_generator_on_another_device():
         meta, torch.empty(100, 2, dtype=torch.long, device="meta"), *[torch.empty(2, 100, device="meta")] * 2
     )
     with pytest.raises(ValueError, match="generator"):
-        train_grpo(None, None, task, GRPOConfig(), torch.Generator())
+        train_grpo(None, None, task, cfg=GRPOConfig(), generator=torch.Generator())
 
 
 @pytest.fixture(scope="module")
@@ -381,9 +381,8 @@ def test_naive_sampler_plugs_into_grpo(tiny_setup):
         policy,
         tiny_setup.ref_model,
         tiny_setup.tensors,
-        gcfg,
-        torch.Generator(device=tiny_setup.device).manual_seed(0),
-        progress=False,
+        cfg=gcfg,
+        generator=torch.Generator(device=tiny_setup.device).manual_seed(0),
         sampler=sample_naive,
     )
     assert hist.sampled_tokens == 4 * 4 * 2 and len(hist.step_s) == 1

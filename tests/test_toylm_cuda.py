@@ -102,7 +102,7 @@ def test_inner_steps_never_wait_for_the_gpu(tiny_cuda_setup, estimator):
             warnings.simplefilter("always")
             torch.cuda.set_sync_debug_mode("warn")
             try:
-                train_grpo(policy, tiny_cuda_setup.ref_model, tiny_cuda_setup.tensors, gcfg, gen, progress=False)
+                train_grpo(policy, tiny_cuda_setup.ref_model, tiny_cuda_setup.tensors, cfg=gcfg, generator=gen)
             finally:
                 torch.cuda.set_sync_debug_mode("default")
         counts.append(sum("synchroniz" in str(w.message) for w in caught))
@@ -112,7 +112,9 @@ def test_inner_steps_never_wait_for_the_gpu(tiny_cuda_setup, estimator):
 def test_a_cpu_generator_is_refused_for_cuda_data(tiny_cuda_setup):
     policy = copy.deepcopy(tiny_cuda_setup.ref_model).requires_grad_(True)
     with pytest.raises(ValueError, match="generator"):
-        train_grpo(policy, tiny_cuda_setup.ref_model, tiny_cuda_setup.tensors, TINY.grpo, torch.Generator())
+        train_grpo(
+            policy, tiny_cuda_setup.ref_model, tiny_cuda_setup.tensors, cfg=TINY.grpo, generator=torch.Generator()
+        )
 
 
 def test_cli_quick_runs_on_cuda(tmp_path, monkeypatch, capsys):

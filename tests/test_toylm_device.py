@@ -39,6 +39,8 @@ FACTORIES = frozenset(
 HOST_ONLY = frozenset({"from_numpy"})
 # random draws whose result lives on the device of their tensor argument
 DRAWS_ON_A_TENSOR = frozenset({"multinomial", "bernoulli", "poisson", "rand_like", "randn_like", "randint_like"})
+# functions that take a generator and check its device against their data themselves (ValueError otherwise)
+CHECKS_ITS_GENERATOR = frozenset({"train_grpo"})
 # copies to the host or waits for the device
 SYNCS = frozenset({"item", "cpu", "numpy", "tolist", "synchronize"})
 # modules whose loops are training or sampling loops
@@ -100,7 +102,8 @@ class _Checker(ast.NodeVisitor):
                 self._flag(node, f"torch.{attr}(...) without device=: it lands on the default device, not the data's")
             elif _is_literal_device(keywords["device"]) and self.module not in LITERAL_DEVICE_ALLOWED:
                 self._flag(node, f"torch.{attr}(..., device=<literal>): take the device from the data")
-        if "generator" in keywords and attr not in DRAWS_ON_A_TENSOR and "device" not in keywords:
+        checks_itself = attr in DRAWS_ON_A_TENSOR or attr in CHECKS_ITS_GENERATOR
+        if "generator" in keywords and not checks_itself and "device" not in keywords:
             self._flag(node, f"{attr}(..., generator=...) draws without device=: the generator's device is not checked")
         if self.module in LOOP_MODULES and self.loop_depth > 0 and attr in SYNCS:
             allowed = (

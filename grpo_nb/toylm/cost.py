@@ -262,7 +262,7 @@ def _grpo_cost(gcfg: GRPOConfig, model, tensors) -> tuple[StepCost, StepCost, St
         policy = copy.deepcopy(model).requires_grad_(True)
         g = replace(gcfg, n_outer=n_outer, mu=mu)
         gen = torch.Generator(device="cpu").manual_seed(0)
-        return count_cost(lambda: train_grpo(policy, model, tensors, g, gen, progress=False))
+        return count_cost(lambda: train_grpo(policy, model, tensors, cfg=g, generator=gen))
 
     c11, c12, c21 = run(1, 1), run(1, 2), run(2, 1)
     inner = c12 - c11

@@ -255,11 +255,19 @@ def beta_sweep_keys(runs: dict[str, RunRecord], cfg: RunConfig) -> list[str]:
 def run_grpo(
     setup: Setup, label: str, gcfg: GRPOConfig, seed: int, progress: bool = True, bar: tqdm | None = None
 ) -> RunRecord:
-    """One GRPO run from pi_ref with its own seeded generator (on the task's device), compared with theory."""
+    """One GRPO run from pi_ref with its own seeded generator (on the task's device), compared with theory.
+
+    Progress: a tqdm bar over the outer iterations (none with ``progress=False``), or ``bar``, advanced by one per
+    outer iteration."""
     gen = torch.Generator(device=setup.device).manual_seed(seed)
     torch.manual_seed(seed)
     policy = copy.deepcopy(setup.ref_model).requires_grad_(True)
-    history = train_grpo(policy, setup.ref_model, setup.tensors, gcfg, gen, progress, desc=label, bar=bar)
+    own_bar = bar is None
+    if own_bar:
+        bar = tqdm(total=gcfg.n_outer, desc=label, unit="outer step", disable=not progress)
+    history = train_grpo(policy, setup.ref_model, setup.tensors, cfg=gcfg, generator=gen, on_outer_step=bar.update)
+    if own_bar:
+        bar.close()
     return compare_with_theory(label, history, setup.logp_ref, setup.reward, gcfg)
 
 

@@ -24,7 +24,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import torch
-from tqdm.auto import tqdm
 
 from grpo_nb.toylm.configs import GRPOConfig
 from grpo_nb.toylm.device import synchronize
@@ -173,12 +172,11 @@ def train_grpo(
     model: TinyLM,
     ref_model: TinyLM,
     task: TaskTensors,
+    *,
     cfg: GRPOConfig,
     generator: torch.Generator,
-    progress: bool = True,
-    desc: str = "GRPO",
     sampler: Callable[[TinyLM, torch.Tensor, int, torch.Generator], torch.Tensor] = sample,
-    bar: tqdm | None = None,
+    on_outer_step: Callable[[], object] | None = None,
 ) -> GRPOHistory:
     """Algorithm 1 on ``model`` (updated in place); ``ref_model`` is pi_ref (frozen). Returns the history.
 
@@ -187,7 +185,8 @@ def train_grpo(
     at the end, and the device is synchronised once per outer iteration (and around sampling) so that the
     recorded times are those of finished work. ``sampler`` draws the G answers of the sampled estimator
     (``rollout.sample``: batched with a KV cache; the benchmark swaps in ``rollout.sample_naive``).
-    Progress: a tqdm bar over the outer iterations, or ``bar`` (advanced by one per outer iteration).
+    ``on_outer_step`` is called with no argument after every outer iteration (a progress bar's ``update``, say);
+    the algorithm itself shows nothing.
     """
     _check(cfg)
     device = task.prompts.device
@@ -198,9 +197,6 @@ def train_grpo(
     logps, losses, step_s = [], [], []
     sampled_tokens, sampling_s = 0, 0.0
     opt = new_optimizer(model, cfg.lr)
-    own_bar = bar is None
-    if own_bar:
-        bar = tqdm(total=cfg.n_outer, desc=desc, unit="outer step", disable=not progress)
     synchronize(device)
     start = time.perf_counter()
     for _ in range(cfg.n_outer):
@@ -250,9 +246,8 @@ def train_grpo(
             losses.append(loss.detach())
         synchronize(device)
         step_s.append(time.perf_counter() - t_step)
-        bar.update(1)
-    if own_bar:
-        bar.close()
+        if on_outer_step is not None:
+            on_outer_step()
     with torch.no_grad():
         logps.append(enumerate_logprobs(model, task.prompts, task.outputs))
     logp_history = torch.stack(logps).cpu().numpy()

@@ -1,10 +1,11 @@
-"""Browser twins of the interactive figures: ``grpo_figures.js`` draws them in the reader's browser, no kernel needed.
+"""The Python reference of the browser figures: what ``grpo_nb`` computes for the numbers each one plots.
 
-The hosted book has no Python kernel behind it, so its sliders run a small JavaScript module, ``grpo_figures.js``
-in this folder, which the site serves itself (``html_extra_path`` in ``_config.yml``; no CDN). The maps are closed
-forms, so the module recomputes them at every slider move, in the same logit coordinates as :mod:`grpo_nb.dynamics`
-(Thm 2: ``logit h(p) = logit p_ref + 1/(beta sqrt(p(1-p) + eps))``) and with the same monotone brackets for the
-fixed points. A chapter places a figure with ``<div data-grpo-figure="KIND" id=...>`` in a Markdown cell:
+The hosted book has no Python kernel behind it, so its sliders run a small JavaScript module,
+``grpo_nb/browser/grpo_figures.js``, which the site serves itself (``html_extra_path`` in ``_config.yml``; no CDN).
+The maps are closed forms, so the module recomputes them at every slider move, in the same logit coordinates as
+:mod:`grpo_nb.dynamics` (Thm 2: ``logit h(p) = logit p_ref + 1/(beta sqrt(p(1-p) + eps))``) and with the same
+monotone brackets for the fixed points. A chapter places a figure with ``<div data-grpo-figure="KIND" id=...>`` in a
+Markdown cell:
 
 ==============  ================================================================  =====================================
 KIND            what it draws (sliders)                                           Python twin (:func:`reference`)
@@ -38,7 +39,7 @@ from grpo_nb.weights import omega_minus, omega_plus
 
 __all__ = ["KINDS", "SCRIPT", "error_growth", "reference"]
 
-SCRIPT = Path(__file__).with_name("grpo_figures.js")
+SCRIPT = Path(__file__).resolve().parents[1] / "grpo_nb" / "browser" / "grpo_figures.js"
 KINDS = ("map", "orbit", "weights", "bifurcation", "variant")
 
 
