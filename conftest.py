@@ -4,9 +4,21 @@ Widget views are not part of a chapter's committed outputs: ``tools/render_noteb
 ipywidgets explorers and the tqdm.auto progress bars, because without a kernel they are sliders that move
 nothing and finished bars. A fresh run by nbval displays them again, so they are left out of its side of
 the comparison too; every other output is still compared with the committed one.
+
+Tiers: every test gets the marker of its folder, so that one tier runs alone (``pytest -m unit``, the fast tier):
+``unit`` (tests/unit/: grpo_nb itself), ``chapters`` (tests/chapters/ and nbval over book/*.ipynb) and ``book``
+(tests/book/: the build and the browser). Tests at the top of tests/ (the ipywidgets explorers in fresh kernels) are
+``chapters``.
 """
 
 from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent
+TIERS = {"unit": "unit", "chapters": "chapters", "book": "book"}
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
@@ -16,8 +28,18 @@ def without_widget_views(outputs: list) -> list:
     return [out for out in outputs if WIDGET_VIEW not in out.get("data", {})]
 
 
+def tier(path: Path) -> str:
+    """The tier of a test file: its folder under tests/; ``chapters`` for a notebook of book/ or a file at the top of
+    tests/."""
+    parts = path.resolve().relative_to(ROOT).parts
+    if parts[0] == "tests" and len(parts) > 2 and parts[1] in TIERS:
+        return TIERS[parts[1]]
+    return "chapters"
+
+
 def pytest_collection_modifyitems(items) -> None:
     for item in items:
+        item.add_marker(getattr(pytest.mark, tier(Path(item.fspath))))
         if not type(item).__module__.startswith("nbval") or not hasattr(item, "compare_outputs"):
             continue
         compare = item.compare_outputs

@@ -87,7 +87,7 @@ def served_book(built_book) -> Iterator[str]:
 @pytest.fixture(scope="session")
 def chromium():
     """The system Chromium under Playwright, shared by every browser test of the session."""
-    from tests.browser_checks import chromium_executable, launch_chromium
+    from tests.book.browser_checks import chromium_executable, launch_chromium
 
     missing = None
     if chromium_executable() is None:

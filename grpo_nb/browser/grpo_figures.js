@@ -9,7 +9,7 @@
  * with v(z) = p(1-p) computed from the logit z without cancellation, in the same order of operations as
  * logit_map, so a fixed point at 1 - 1e-300 keeps its logit. Fixed points come from the monotone brackets of
  * grpo_nb/dynamics/fixed_points.py (every one of them, the one next to 1 included), the weights from Eq. 4 as in
- * grpo_nb/weights.py. tests/test_browser_figures.py checks the plotted numbers against grpo_nb in headless Chromium.
+ * grpo_nb/weights.py. tests/book/test_browser_figures.py checks the plotted numbers against grpo_nb in headless Chromium.
  *
  * A figure is a <div data-grpo-figure="map|orbit|weights|bifurcation|variant" id=...> with optional data-beta,
  * data-p-ref, data-eps, data-n, data-alpha and data-normalization (its defaults) and a <p class="grpo-caption"> inside,

@@ -1,7 +1,7 @@
 """The CUDA path of grpo_nb.toylm: the quick configuration on a GPU, its claims, and its agreement with the CPU.
 
 Runs only where ``torch.cuda.is_available()``; elsewhere every test is skipped with the reason. Without a
-GPU the device handling is checked by tests/test_toylm_device.py (statically, and with a second device).
+GPU the device handling is checked by tests/unit/test_toylm_device.py (statically, and with a second device).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from grpo_nb.toylm.report import run_summary
 pytestmark = pytest.mark.skipif(
     not torch.cuda.is_available(),
     reason="no CUDA GPU on this machine (torch.cuda.is_available() is False); the CUDA path runs where one "
-    "exists, and tests/test_toylm_device.py checks the device handling without one",
+    "exists, and tests/unit/test_toylm_device.py checks the device handling without one",
 )
 
 TINY = RunConfig(

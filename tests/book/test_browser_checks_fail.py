@@ -1,5 +1,5 @@
 """The browser checks can fail: fixture pages with known defects are caught by the same functions that check
-the book (tests/test_browser_pages.py), and a clean fixture page passes them all.
+the book (tests/book/test_browser_pages.py), and a clean fixture page passes them all.
 
 The fixture pages (tests/fixtures/browser/) load the book's vendored MathJax 3 with the book's setup, from
 a local server that also serves _vendor/mathjax, with every other host blocked, exactly as for the book.
@@ -11,8 +11,8 @@ import shutil
 
 import pytest
 
+from tests.book.browser_checks import offline_page, open_page, run_checks, scan_text
 from tests.book_layout import ROOT
-from tests.browser_checks import offline_page, open_page, run_checks, scan_text
 from tests.conftest import serve_folder
 
 pytestmark = pytest.mark.browser

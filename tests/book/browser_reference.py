@@ -19,7 +19,7 @@ KIND            what it draws (sliders)                                         
 ==============  ================================================================  =====================================
 
 In the page, ``window.grpoFigures[id].data`` holds the numbers a figure plots and the inputs it used;
-:func:`reference` recomputes them with :mod:`grpo_nb`, and ``tests/test_browser_figures.py`` compares the two.
+:func:`reference` recomputes them with :mod:`grpo_nb`, and ``tests/book/test_browser_figures.py`` compares the two.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ from grpo_nb.weights import omega_minus, omega_plus
 
 __all__ = ["KINDS", "SCRIPT", "error_growth", "reference"]
 
-SCRIPT = Path(__file__).resolve().parents[1] / "grpo_nb" / "browser" / "grpo_figures.js"
+SCRIPT = Path(__file__).resolve().parents[2] / "grpo_nb" / "browser" / "grpo_figures.js"
 KINDS = ("map", "orbit", "weights", "bifurcation", "variant")
 
 

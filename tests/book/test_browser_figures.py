@@ -8,7 +8,7 @@ On each of the five pages with a browser figure:
   (no dead slider: the ipywidgets explorers are not rendered without a kernel);
 - the plotted numbers, read back from ``window.grpoFigures[id].data`` after setting the sliders to parameter sets
   that include hard prompts, beta = 1e-3 and 1e3 and eps = 0, equal what grpo_nb computes
-  (:func:`tests.browser_reference.reference`) to 1e-9 relative in logit space;
+  (:func:`tests.book.browser_reference.reference`) to 1e-9 relative in logit space;
 - a slider move redraws in under 50 ms (median of 200 moves; 200 iterations and a 400-point curve); the medians
   are printed (``pytest -s``) and saved to tests/artifacts/browser_timings.json.
 
@@ -26,8 +26,8 @@ from scipy.special import logit
 
 from grpo_nb.dynamics.map import iterate_logit, logit_map
 from grpo_nb.variants.map import variant_logit_map
+from tests.book.browser_reference import KINDS, SCRIPT, error_growth, reference
 from tests.book_layout import ROOT
-from tests.browser_reference import KINDS, SCRIPT, error_growth, reference
 
 ARTIFACTS = ROOT / "tests" / "artifacts"
 RTOL = 1e-9  # relative to max(1, |logit|)
@@ -100,7 +100,7 @@ def assert_orbit_matches(
     alpha: float = 1.0,
 ) -> int:
     """Each browser step z_{k+1} = g(z_k) to RTOL, and the whole orbit equal to grpo_nb's where it cannot have
-    amplified rounding beyond 1e-9 (k G_k < 1e6, :func:`tests.browser_reference.error_growth`). Returns that count.
+    amplified rounding beyond 1e-9 (k G_k < 1e6, :func:`tests.book.browser_reference.error_growth`). Returns that count.
     ``normalization``, ``alpha``: the map of a GRPO variant (:mod:`grpo_nb.variants`) in place of Theorem 2's."""
     z_js = np.asarray(z_js, dtype=float)
     with np.errstate(over="ignore", invalid="ignore"):

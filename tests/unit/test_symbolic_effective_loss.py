@@ -1,6 +1,6 @@
 """grpo_nb.symbolic.effective_loss (§2): each identity is derived from the Bernoulli statistics, the advantage or
 the objective, and rejects the paper's misprints and wrong claims (the generic perturbation tests of every printed
-formula are in tests/test_symbolic_claims.py)."""
+formula are in tests/unit/test_symbolic_claims.py)."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 Each ``find_*`` function takes a loaded Playwright page and returns the defects it finds, as short
 strings (empty list: none). The book's browser test runs all of them on every page of ``_toc.yml``;
-``tests/test_browser_checks_fail.py`` feeds them fixture pages with known defects to show that each
+``tests/book/test_browser_checks_fail.py`` feeds them fixture pages with known defects to show that each
 one can fail.
 
 - raw TeX (``$$``, ``\\frac``, ``frac{``) or raw Markdown (``**``, a table rule ``|---|``) in the visible

@@ -6,7 +6,7 @@
 - MathJax is the copy vendored in the book (_vendor/mathjax), not a CDN's;
 - no page saves widget state or widget views (they need a kernel).
 
-What a reader sees in a real browser is checked in tests/test_browser_pages.py.
+What a reader sees in a real browser is checked in tests/book/test_browser_pages.py.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Every page of the book as a reader sees it: headless Chromium, offline, MathJax 3 from the book itself.
 
 Each page of _toc.yml is opened from a local HTTP server with every request to another host blocked, so
-the page must work offline; after MathJax has typeset it, the checks of ``tests.browser_checks`` must find
+the page must work offline; after MathJax has typeset it, the checks of ``tests.book.browser_checks`` must find
 nothing: no raw TeX or Markdown, no identifier turned into a link, no MathJax error, nothing wider than its
 box or the page, no saved or dead slider, no failed request, no JavaScript error. A full-page screenshot
 of each page is kept under tests/artifacts/ (CI uploads them).
@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.book.browser_checks import offline_page, open_page, run_checks
 from tests.book_layout import toc_files
-from tests.browser_checks import offline_page, open_page, run_checks
 
 pytestmark = [pytest.mark.book, pytest.mark.browser]
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-PACKAGE = Path(__file__).resolve().parents[1] / "grpo_nb"
+PACKAGE = Path(__file__).resolve().parents[2] / "grpo_nb"
 LAYERS = {"plots": 1, "widgets": 2, "chapters": 3}
 
 

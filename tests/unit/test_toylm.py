@@ -43,7 +43,7 @@ TINY = RunConfig(
     grpo=GRPOConfig(n_outer=2, mu=10, lr=1e-3, G=4),
     beta_sweep=(4.0,),
     weak_inner=((1, 1e-3),),
-    device="cpu",  # these tests check the CPU path bit for bit; tests/test_toylm_cuda.py checks CUDA
+    device="cpu",  # these tests check the CPU path bit for bit; tests/unit/test_toylm_cuda.py checks CUDA
 )
 
 

@@ -1,0 +1,1 @@
+"""The book build and what a reader sees of it in headless Chromium (slow; marker ``book``)."""

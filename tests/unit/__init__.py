@@ -1,0 +1,1 @@
+"""Unit and property tests of grpo_nb, the fast tier (marker ``unit``): ``pytest -m unit``."""
