@@ -14,6 +14,7 @@ Algorithm 1 run is from the exact recursion (Thm 1's policies, Thm 2's map h), p
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 from scipy.stats import binom
@@ -26,7 +27,14 @@ from grpo_nb.tabular.policy import total_variation
 from grpo_nb.validation import check_positive_int
 from grpo_nb.weights import stabilised_advantage
 
-__all__ = ["clip_ratios", "expected_group_gradient", "mean_one_step_gap", "one_step_gaps"]
+__all__ = [
+    "ClipRatios",
+    "GroupGradient",
+    "clip_ratios",
+    "expected_group_gradient",
+    "mean_one_step_gap",
+    "one_step_gaps",
+]
 
 
 def _p_gaps(run: Algorithm1Run, p_ref: object, beta: float, eps: float) -> np.ndarray:
@@ -52,12 +60,31 @@ def mean_one_step_gap(run: Algorithm1Run, p_ref: object, beta: float, eps: float
     return float(_p_gaps(run, p_ref, beta, eps).mean())
 
 
-def clip_ratios(run: Algorithm1Run, task: TabularTask, eps: float, clip_eps: float) -> tuple[Table, dict]:
+@dataclass(frozen=True)
+class ClipRatios:
+    """:func:`clip_ratios`' table, the ratios pi_1/pi_0 (Q, O), and which outcomes ended beyond the band (Q, O)."""
+
+    table: Table
+    ratio: np.ndarray
+    beyond: np.ndarray
+
+
+@dataclass(frozen=True)
+class GroupGradient:
+    """:func:`expected_group_gradient`'s table, the ratio |E grad| / |exact grad| per (p, G), shape
+    (len(ps), len(groups)), and the largest |E grad - ratio x exact grad| (zero up to rounding when parallel)."""
+
+    table: Table
+    ratio: np.ndarray
+    residual: float
+
+
+def clip_ratios(run: Algorithm1Run, task: TabularTask, eps: float, clip_eps: float) -> ClipRatios:
     """After the first outer step of a clipped exact-expectation run: per prompt the largest ratio pi_1/pi_0 of a
     success, the smallest of a failure, how many outcomes ended beyond the band on their advantage's side (where
     GRPO-Clip's own term for them has no gradient left), and p_1/p_0.
 
-    Returns (table, facts) with facts "ratio" (Q, O) and "beyond" (Q, O)."""
+    Returns a :class:`ClipRatios`."""
     pol = run.policies
     ratio = pol[1] / pol[0]
     adv = stabilised_advantage(task.reward, run.p_true[0][:, None], eps)
@@ -69,10 +96,10 @@ def clip_ratios(run: Algorithm1Run, task: TabularTask, eps: float, clip_eps: flo
     ]
     headers = ["p_ref", "largest ratio of a success", "smallest ratio of a failure",
                f"outcomes beyond 1 ± {clip_eps:g}", "p_1 / p_0"]  # fmt: skip
-    return Table(headers, rows, ".3f"), {"ratio": ratio, "beyond": beyond}
+    return ClipRatios(Table(headers, rows, ".3f"), ratio, beyond)
 
 
-def expected_group_gradient(ps: Sequence[float], groups: Sequence[int], eps: float) -> tuple[Table, dict]:
+def expected_group_gradient(ps: Sequence[float], groups: Sequence[int], eps: float) -> GroupGradient:
     """E[grad of Algorithm 1's G-sample objective at theta_old] against its exact-expectation gradient (Eq. 6).
 
     For each p a tabular prompt (eight outcomes, four correct, ``make_task`` seed 0). At theta = theta_old the sampled
@@ -80,8 +107,7 @@ def expected_group_gradient(ps: Sequence[float], groups: Sequence[int], eps: flo
     through its success count k; given k the successes are i.i.d. from pi_old restricted to the successes, so
     E[count_o / G | k] = (k/G) pi(o)/p on a success and (1 - k/G) pi(o)/(1-p) on a failure. Summing
     ``grpo_surrogate``'s gradient (beta = 0) over k ~ Binomial(G, p) gives the expected gradient exactly. Both
-    gradients are multiples of grad p, so their ratio is one number per (p, G): facts "ratio" (len(ps), len(groups))
-    and "residual", the largest |E grad - ratio x exact grad| (zero up to rounding when they are parallel).
+    gradients are multiples of grad p, so their ratio is one number per (p, G) (a :class:`GroupGradient`).
     """
     eps = float(eps)
     ps = [float(p) for p in ps]
@@ -111,4 +137,4 @@ def expected_group_gradient(ps: Sequence[float], groups: Sequence[int], eps: flo
     )
     rows = [(f"{pp:g}", *ratio[i], (1 - pp) ** 8 + pp**8) for i, pp in enumerate(ps)]
     headers = ["p", *(f"G = {G}" for G in groups), "P(no signal), G = 8"]
-    return Table(headers, rows, ".3f"), {"ratio": ratio, "residual": residual}
+    return GroupGradient(Table(headers, rows, ".3f"), ratio, residual)

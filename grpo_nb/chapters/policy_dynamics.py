@@ -13,18 +13,27 @@ and the values the chapter's asserts need.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 from scipy.special import expit, logit
 from tqdm.auto import tqdm
 
-from grpo_nb.dynamics.fixed_points import fixed_points
+from grpo_nb.dynamics.fixed_points import FixedPoint, fixed_points
 from grpo_nb.dynamics.map import logit_h, logit_map, logit_map_cap, logit_map_margin
 from grpo_nb.report import Table
 from grpo_nb.tabular.closed_form import grpo_step, solve_grpo_step, success_probability
 from grpo_nb.validation import check_map_params, check_positive_int
 
-__all__ = ["sign_change_counts", "solver_comparison", "top_fixed_points"]
+__all__ = [
+    "SolverComparison",
+    "SolverInstance",
+    "TopFixedPoint",
+    "TopFixedPoints",
+    "sign_change_counts",
+    "solver_comparison",
+    "top_fixed_points",
+]
 
 
 def sign_change_counts(p_ref: object, beta: object, eps: float, n_grid: int = 4001) -> np.ndarray:
@@ -47,7 +56,26 @@ def sign_change_counts(p_ref: object, beta: object, eps: float, n_grid: int = 40
     return np.sum(np.sign(f[..., 1:]) != np.sign(f[..., :-1]), axis=-1)
 
 
-def top_fixed_points(cases: Sequence[tuple[float, float, float]]) -> tuple[Table, list[dict]]:
+@dataclass(frozen=True)
+class TopFixedPoint:
+    """The highest fixed point of h for one (p_ref, beta, eps): the map's cap a + 1/(beta sqrt eps), logit h(1)
+    computed by the map, the fixed point itself, and whether p*(1 - p*) < eps (the fixed point "next to 1")."""
+
+    cap: float
+    logit_h1: float
+    top: FixedPoint
+    near_one: bool
+
+
+@dataclass(frozen=True)
+class TopFixedPoints:
+    """:func:`top_fixed_points`' table and one :class:`TopFixedPoint` per case, in the order of the cases."""
+
+    table: Table
+    points: tuple[TopFixedPoint, ...]
+
+
+def top_fixed_points(cases: Sequence[tuple[float, float, float]]) -> TopFixedPoints:
     """For each (p_ref, beta, eps): logit h(1) (the cap), the top fixed point's logit, -log10(1 - p*), slope,
     stability, and whether p*(1 - p*) < eps (the fixed point "next to 1", where the smoothing dominates)."""
     rows, facts = [], []
@@ -59,23 +87,42 @@ def top_fixed_points(cases: Sequence[tuple[float, float, float]]) -> tuple[Table
         minus_log10_gap = np.logaddexp(0.0, top.logit) / np.log(10)  # -log10(1 - p*) = log10(1 + e^{z*})
         rows.append([p_ref, beta, eps, f"{logit_h1:.6g}", f"{top.logit:.6g}", f"{minus_log10_gap:.4g}",
                      f"{top.slope:.3g}", top.stable, near_one])  # fmt: skip
-        facts.append({"cap": cap, "logit_h1": logit_h1, "top": top, "near_one": near_one})
+        facts.append(TopFixedPoint(cap, logit_h1, top, near_one))
     headers = ["p_ref", "β", "ε", "logit h(1)", "logit of top p*", "−log10(1 − p*)", "h'(p*)", "stable", "p*(1−p*) < ε"]
-    return Table(headers, rows), facts
+    return TopFixedPoints(Table(headers, rows), tuple(facts))
 
 
-def solver_comparison(
-    rng: np.random.Generator, n_instances: int = 20, n_outcomes: int = 50
-) -> tuple[Table, float, dict]:
+@dataclass(frozen=True)
+class SolverInstance:
+    """One random instance of :func:`solver_comparison`: its policies, reward, beta, eps and Theorem 1's step."""
+
+    pi_ref: np.ndarray
+    pi_prev: np.ndarray
+    reward: np.ndarray
+    beta: float
+    eps: float
+    closed: np.ndarray
+
+
+@dataclass(frozen=True)
+class SolverComparison:
+    """:func:`solver_comparison`'s table, the largest max |closed - numeric| over the instances, and the last one."""
+
+    table: Table
+    worst: float
+    last: SolverInstance
+
+
+def solver_comparison(rng: np.random.Generator, n_instances: int = 20, n_outcomes: int = 50) -> SolverComparison:
     """Theorem 1's closed form against :func:`solve_grpo_step` on random instances drawn from ``rng``.
 
     Each instance: pi_ref ~ Dirichlet(1/2), a random 0/1 reward with a random success share in (0.05, 0.95),
     pi_prev ~ Dirichlet(1), beta log-uniform in [0.1, 10], eps log-uniform in [1e-6, 1e-1]. Returns the table, the
-    largest max |closed - numeric| and the last instance (its arrays, beta, eps and closed-form step).
+    largest max |closed - numeric| and the last instance (its arrays, beta, eps and closed-form step), by name.
     """
     n_instances = check_positive_int("n_instances", n_instances)
     n_outcomes = check_positive_int("n_outcomes", n_outcomes, minimum=2)
-    rows, worst, last = [], 0.0, {}
+    rows, worst, last = [], 0.0, None
     for trial in tqdm(range(n_instances), desc="random instances"):
         pi_ref = rng.dirichlet(np.full(n_outcomes, 0.5))
         reward = (rng.random(n_outcomes) < rng.uniform(0.05, 0.95)).astype(float)
@@ -86,6 +133,6 @@ def solver_comparison(
         worst = max(worst, err)
         p0, p1 = success_probability(pi_ref, reward), success_probability(closed, reward)
         rows.append([trial, beta, eps, p0, p1, "< 1e-12" if err < 1e-12 else f"{err:.1e}"])
-        last = {"pi_ref": pi_ref, "pi_prev": pi_prev, "reward": reward, "beta": beta, "eps": eps, "closed": closed}
+        last = SolverInstance(pi_ref, pi_prev, reward, float(beta), float(eps), closed)
     headers = ["instance", "β", "ε", "p_ref", "p after one step", "max |closed − numeric|"]
-    return Table(headers, rows, ".3g"), worst, last
+    return SolverComparison(Table(headers, rows, ".3g"), worst, last)

@@ -6,21 +6,48 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from grpo_nb.advantage import ADVANTAGE_FORMS, group_advantage, group_rewards
 from grpo_nb.report import Table
 from grpo_nb.validation import check_positive_int
 
-__all__ = ["compare_forms"]
+__all__ = ["FormComparison", "FormGap", "compare_forms"]
 
 
-def compare_forms(group_sizes: tuple[int, ...]) -> tuple[Table, dict, list[dict]]:
+@dataclass(frozen=True)
+class FormGap:
+    """For one group size G, on mixed groups (0 < k < G): the largest relative gap of TRL's, the population and the
+    mean-only (Dr. GRPO) advantage to the paper's, TRL's predicted gap 1 - sqrt((G-1)/G), and whether every form
+    gives 0 to groups whose rewards are all equal."""
+
+    G: int
+    trl: float
+    population: float
+    mean_only: float
+    predicted_trl: float
+    all_equal_zero: bool
+
+
+@dataclass(frozen=True)
+class FormComparison:
+    """:func:`compare_forms`' summary table, the advantages {(G, form): array (G+1, G)} (row k: k successes first),
+    and one :class:`FormGap` per group size."""
+
+    table: Table
+    advantages: dict[tuple[int, str], np.ndarray]
+    gaps: tuple[FormGap, ...]
+
+
+def compare_forms(group_sizes: tuple[int, ...]) -> FormComparison:
     """Every advantage form on every group of G binary rewards (k successes first, k = 0..G), side by side.
 
     Returns the summary table (per G: the largest relative gap of TRL's and the population form to the paper's on
     mixed groups, TRL's predicted gap 1 - sqrt((G-1)/G), the Dr. GRPO/population scale range, and whether groups
-    with all rewards equal get 0 everywhere), the advantages {(G, form): array (G+1, G)}, and per G the raw values.
+    with all rewards equal get 0 everywhere), the advantages {(G, form): array (G+1, G)}, and per G the raw values,
+    as a :class:`FormComparison`.
     """
     adv = {}
     for G in group_sizes:
@@ -37,7 +64,7 @@ def compare_forms(group_sizes: tuple[int, ...]) -> tuple[Table, dict, list[dict]
         predicted = 1 - np.sqrt((G - 1) / G)
         scales = f"{scale.min():.3f} to {scale.max():.3f}"
         rows.append((G, rel["trl"], predicted, rel["population"], scales, "all 0" if all_equal_zero else "NOT 0"))
-        facts.append({"G": G, **rel, "predicted_trl": predicted, "all_equal_zero": all_equal_zero})
+        facts.append(FormGap(G, rel["trl"], rel["population"], rel["mean_only"], float(predicted), all_equal_zero))
     headers = [
         "G",
         "max abs(A_TRL/A_paper − 1)",
@@ -46,4 +73,4 @@ def compare_forms(group_sizes: tuple[int, ...]) -> tuple[Table, dict, list[dict]
         "Dr. GRPO / population scale",
         "all rewards equal",
     ]
-    return Table(headers, rows, ".3g"), adv, facts
+    return FormComparison(Table(headers, rows, ".3g"), adv, tuple(facts))

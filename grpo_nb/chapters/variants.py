@@ -54,6 +54,7 @@ __all__ = [
     "MeanOnlyCheck",
     "MirrorSurvey",
     "RecursionAgreement",
+    "RegimeSurvey",
     "RenyiCheck",
     "SolverAgreement",
     "cycle_frontier",
@@ -450,14 +451,22 @@ def fixed_point_comparison(
     return FixedPointComparison(Table(headers, rows, ".3g"), residual, missed, low_ok, top_ok, mult_err)
 
 
+@dataclass(frozen=True)
+class RegimeSurvey:
+    """:func:`regime_survey`'s counts table, the regime map of each variant, and ``flips_where_oscillating``: whether
+    every cycle or chaotic grid point has its lowest fixed point with multiplier below -1 (the flip condition:
+    without it the orbit cannot oscillate around that fixed point)."""
+
+    table: Table
+    maps: dict[Variant, RegimeMap]
+    flips_where_oscillating: bool
+
+
 def regime_survey(
     p_ref: np.ndarray, beta: np.ndarray, eps: float, variants: Sequence[Variant], progress: bool = True
-) -> tuple[Table, dict[Variant, RegimeMap], bool]:
-    """Regime maps of several variants on one grid (:func:`grpo_nb.dynamics.regime_map` with ``variant=``).
-
-    Returns the counts table, the maps, and whether every cycle or chaotic grid point has its lowest fixed point with
-    multiplier below -1 (the flip condition: without it the orbit cannot oscillate around that fixed point).
-    """
+) -> RegimeSurvey:
+    """Regime maps of several variants on one grid (:func:`grpo_nb.dynamics.regime_map` with ``variant=``), as a
+    :class:`RegimeSurvey`."""
     maps, rows, flip_ok = {}, [], True
     for variant in tqdm(list(variants), desc="regime maps", disable=not progress):
         rm = regime_map(p_ref, beta, eps, variant=variant)
@@ -467,7 +476,7 @@ def regime_survey(
         counts = [int(np.sum(rm.regime == r)) for r in Regime]
         rows.append([variant.label, *counts, int(np.sum(oscillating & (rm.fixed_point_slopes[..., 0] < -1)))])
     headers = ["variant", *(r.label for r in Regime), "of which flip (multiplier < −1)"]
-    return Table(headers, rows, ".4g"), maps, flip_ok
+    return RegimeSurvey(Table(headers, rows, ".4g"), maps, flip_ok)
 
 
 @dataclass(frozen=True)
@@ -488,7 +497,7 @@ def cycle_frontier(
     For each alpha, the largest p_ref at which some beta of the grid gives a cycle or chaos, and the largest p_ref at
     which the lowest fixed point has multiplier < -1 (necessary for such an orbit; NaN when none).
     """
-    table, maps, _ = regime_survey(p_ref, beta, eps, [Variant("mean_var", a) for a in alphas])
+    maps = regime_survey(p_ref, beta, eps, [Variant("mean_var", a) for a in alphas]).maps
     rows, cyc, flip = [], [], []
     p_col = np.broadcast_to(p_ref, next(iter(maps.values())).regime.shape)
     for alpha, rm in zip(alphas, maps.values(), strict=True):

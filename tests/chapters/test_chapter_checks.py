@@ -77,14 +77,14 @@ def test_sign_change_counts_agree_with_fixed_points_and_reject_eps_zero():
 
 
 def test_top_fixed_points_sit_below_the_cap():
-    _, facts = map_checks.top_fixed_points([(0.5, 1.0, 1e-5), (0.3, 2.0, 1e-2)])
-    assert all(f["logit_h1"] == f["cap"] and f["top"].logit <= f["cap"] for f in facts)
-    assert facts[0]["near_one"] and not facts[1]["near_one"]
+    facts = map_checks.top_fixed_points([(0.5, 1.0, 1e-5), (0.3, 2.0, 1e-2)]).points
+    assert all(f.logit_h1 == f.cap and f.top.logit <= f.cap for f in facts)
+    assert facts[0].near_one and not facts[1].near_one
 
 
 def test_solver_comparison_agrees_with_the_closed_form():
-    table, worst, last = map_checks.solver_comparison(np.random.default_rng(0), n_instances=3, n_outcomes=10)
-    assert worst < 1e-6 and len(table.rows) == 3 and last["closed"].shape == (10,)
+    cmp = map_checks.solver_comparison(np.random.default_rng(0), n_instances=3, n_outcomes=10)
+    assert cmp.worst < 1e-6 and len(cmp.table.rows) == 3 and cmp.last.closed.shape == (10,)
 
 
 def test_contrastive_decomposition_gap_and_its_negative(monkeypatch):

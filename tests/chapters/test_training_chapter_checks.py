@@ -20,11 +20,11 @@ EPS = 1e-5
 
 
 def test_expected_group_gradient_is_the_signal_retention():
-    table, facts = expected_group_gradient((0.05, 0.5, 0.97), (2, 5, 40), EPS)
+    grad = expected_group_gradient((0.05, 0.5, 0.97), (2, 5, 40), EPS)
     want = np.array([[signal_retention(p, G, EPS) for G in (2, 5, 40)] for p in (0.05, 0.5, 0.97)])
-    assert np.abs(facts["ratio"] - want).max() < 1e-12
-    assert facts["residual"] < 1e-12 and (facts["ratio"] < 1).all()
-    assert len(table.rows) == 3
+    assert np.abs(grad.ratio - want).max() < 1e-12
+    assert grad.residual < 1e-12 and (grad.ratio < 1).all()
+    assert len(grad.table.rows) == 3
 
 
 def _sampled_mean_gradient(p: float, G: int, n_groups: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -44,22 +44,22 @@ def _sampled_mean_gradient(p: float, G: int, n_groups: int, seed: int = 0) -> tu
 
 def test_expected_group_gradient_against_sampled_groups_and_the_unbiased_claim_fails():
     p, G = 0.9, 8
-    _, facts = expected_group_gradient((p,), (G,), EPS)
+    grad = expected_group_gradient((p,), (G,), EPS)
     mean, se, exact = _sampled_mean_gradient(p, G, 40_000)
     big = np.abs(exact) > 0.2 * np.abs(exact).max()
-    assert (np.abs(mean - facts["ratio"][0, 0] * exact)[big] < 4 * se[big]).all()  # the exact sum over k agrees
+    assert (np.abs(mean - grad.ratio[0, 0] * exact)[big] < 4 * se[big]).all()  # the exact sum over k agrees
     assert (np.abs(mean - exact)[big] > 10 * se[big]).any()  # the "unbiased update" formula is rejected
 
 
 def test_clip_ratios_cross_the_band_only_with_many_inner_steps():
     task = make_task(np.array([0.1, 0.9]), n_outcomes=8, seed=0)
     long = algorithm1(task, beta=1.0, eps=EPS, mu=1000, lr=0.5, n_iterations=1, exact=True, clip_eps=0.2)
-    table, facts = clip_ratios(long, task, EPS, 0.2)
-    assert facts["beyond"].any() and facts["ratio"].max() > 1.3
+    facts = clip_ratios(long, task, EPS, 0.2)
+    assert facts.beyond.any() and facts.ratio.max() > 1.3
     short = algorithm1(task, beta=1.0, eps=EPS, mu=1, lr=0.05, n_iterations=1, exact=True, clip_eps=0.2)
-    _, small = clip_ratios(short, task, EPS, 0.2)
-    assert not small["beyond"].any()  # the chapter's "past the band" verdict fails on a run that did not get there
-    assert np.allclose(facts["ratio"], long.policies[1] / long.policies[0]) and len(table.rows) == 2
+    small = clip_ratios(short, task, EPS, 0.2)
+    assert not small.beyond.any()  # the chapter's "past the band" verdict fails on a run that did not get there
+    assert np.allclose(facts.ratio, long.policies[1] / long.policies[0]) and len(facts.table.rows) == 2
 
 
 def _perturbed_cycle(p_ref: float, beta: float, eps: float, kick: float, n: int = 8) -> np.ndarray:

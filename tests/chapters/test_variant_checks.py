@@ -98,9 +98,9 @@ def test_fixed_point_comparison_holds_and_catches_a_wrong_slope(monkeypatch) -> 
 
 def test_regime_survey_flags_a_cycle_without_a_flip(monkeypatch) -> None:
     p_ref, beta = np.array([[1e-3]]), np.array([[5.0]])
-    table, maps, flip_ok = checks.regime_survey(p_ref, beta, 1e-5, [Variant(), Variant("mean", 0.5)], progress=False)
-    assert flip_ok and maps[Variant()].regime[0, 0] == Regime.CYCLE
-    assert table.rows[0][0] == "mean+var, α = 1" and table.rows[1][1] == 1  # mean-only: interior
+    survey = checks.regime_survey(p_ref, beta, 1e-5, [Variant(), Variant("mean", 0.5)], progress=False)
+    assert survey.flips_where_oscillating and survey.maps[Variant()].regime[0, 0] == Regime.CYCLE
+    assert survey.table.rows[0][0] == "mean+var, α = 1" and survey.table.rows[1][1] == 1  # mean-only: interior
 
     original = checks.regime_map
 
@@ -109,7 +109,7 @@ def test_regime_survey_flags_a_cycle_without_a_flip(monkeypatch) -> None:
         return type(rm)(**{**rm.__dict__, "fixed_point_slopes": np.zeros_like(rm.fixed_point_slopes)})
 
     monkeypatch.setattr(checks, "regime_map", flattened_slopes)
-    assert not checks.regime_survey(p_ref, beta, 1e-5, [Variant()], progress=False)[2]
+    assert not checks.regime_survey(p_ref, beta, 1e-5, [Variant()], progress=False).flips_where_oscillating
 
 
 def test_cycle_frontier_orders_its_alphas() -> None:
