@@ -1,7 +1,7 @@
 """ipywidgets explorers of the paper's §3-§4 figures, for Colab, Binder and local Jupyter.
 
 Each explorer is a thin ``interact`` wrapper around a ``draw_*`` function of :mod:`grpo_nb.plots.paper_figures`,
-with sliders for beta, p_ref and eps whose defaults reproduce the static figures of the chapters.
+with sliders for p_ref, beta and eps whose defaults reproduce the static figures of the chapters.
 """
 
 from __future__ import annotations
@@ -21,10 +21,10 @@ __all__ = [
 ]
 
 
-def fig2_explorer(beta: float = 1.0, p_ref: float = 0.1, eps: float = 1e-5):
-    """Fig. 2 for one (beta, p_ref, eps): sliders (log scale)."""
+def fig2_explorer(p_ref: float = 0.1, beta: float = 1.0, eps: float = 1e-5):
+    """Fig. 2 for one (p_ref, beta, eps): sliders (log scale)."""
 
-    def update(beta: float, p_ref: float, eps: float) -> None:
+    def update(p_ref: float, beta: float, eps: float) -> None:
         show(draw_fig2((p_ref,), (beta,), eps))
 
     return interact(
@@ -51,10 +51,10 @@ def fig4_explorer(eps: float = 1e-5):
     return interact(update, eps=eps_slider(eps))
 
 
-def fig5_explorer(beta: float = 5.0, p_ref: float = 0.001, eps: float = 1e-5, n: int = 60):
-    """Fig. 5 for one (beta, p_ref, eps), with the number of iterations."""
+def fig5_explorer(p_ref: float = 0.001, beta: float = 5.0, eps: float = 1e-5, n: int = 60):
+    """Fig. 5 for one (p_ref, beta, eps), with the number of iterations."""
 
-    def update(beta: float, p_ref: float, eps: float, n: int) -> None:
+    def update(p_ref: float, beta: float, eps: float, n: int) -> None:
         show(draw_fig5(((beta, p_ref),), eps, n))
 
     return interact(
@@ -64,10 +64,10 @@ def fig5_explorer(beta: float = 5.0, p_ref: float = 0.001, eps: float = 1e-5, n:
     )
 
 
-def cobweb_explorer(beta: float = 5.0, p_ref: float = 0.001, eps: float = 1e-5):
-    """Cobweb plots (p and logit coordinates) with sliders for beta, p_ref and eps."""
+def cobweb_explorer(p_ref: float = 0.001, beta: float = 5.0, eps: float = 1e-5):
+    """Cobweb plots (p and logit coordinates) with sliders for p_ref, beta and eps."""
 
-    def update(beta: float, p_ref: float, eps: float) -> None:
+    def update(p_ref: float, beta: float, eps: float) -> None:
         show(draw_cobweb(p_ref, beta, eps))
 
     return interact(

@@ -46,10 +46,10 @@ def alpha_slider(alpha: float) -> FloatSlider:
 
 
 def map_sliders(p_ref: float, beta: float, eps: float) -> dict[str, FloatLogSlider]:
-    """Log sliders for the map's three parameters over the book's ranges, keyed by name (shown beta, p_ref, eps)."""
+    """Log sliders for the map's three parameters over the book's ranges, keyed by name (shown p_ref, beta, eps)."""
     return {
-        "beta": log_slider(beta, *BETA_RANGE, "beta"),
         "p_ref": log_slider(p_ref, *P_REF_RANGE, "p_ref"),
+        "beta": log_slider(beta, *BETA_RANGE, "beta"),
         "eps": eps_slider(eps),
     }
 

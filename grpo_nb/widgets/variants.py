@@ -1,7 +1,7 @@
 """ipywidgets explorers of the variants chapter, for Colab, Binder and local Jupyter.
 
-Thin ``interact`` wrappers around the ``draw_*`` functions of :mod:`grpo_nb.plots.variants`, with sliders for beta,
-p_ref, eps and the weight alpha of the KL to pi_ref (defaults = the chapter's static figures).
+Thin ``interact`` wrappers around the ``draw_*`` functions of :mod:`grpo_nb.plots.variants`, with sliders for p_ref,
+beta, eps and the weight alpha of the KL to pi_ref (defaults = the chapter's static figures).
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ from grpo_nb.widgets.sliders import alpha_slider, eps_slider, map_sliders, show
 __all__ = ["variant_explorer", "variant_regime_explorer"]
 
 
-def variant_explorer(beta: float = 5.0, p_ref: float = 1e-3, eps: float = 1e-5, alpha: float = 0.5, n: int = 40):
+def variant_explorer(p_ref: float = 1e-3, beta: float = 5.0, eps: float = 1e-5, alpha: float = 0.5, n: int = 40):
     """Orbits of the four variants and the cobwebs of mean+var and mean-only at alpha, with sliders."""
 
-    def update(beta: float, p_ref: float, eps: float, alpha: float, n: int) -> None:
+    def update(p_ref: float, beta: float, eps: float, alpha: float, n: int) -> None:
         show(draw_variant_orbits(p_ref, beta, eps, alpha, n))
 
     return interact(
@@ -28,10 +28,10 @@ def variant_explorer(beta: float = 5.0, p_ref: float = 1e-3, eps: float = 1e-5, 
     )
 
 
-def variant_regime_explorer(alpha: float = 0.5, eps: float = 1e-5):
+def variant_regime_explorer(eps: float = 1e-5, alpha: float = 0.5):
     """The regime maps of the paper's iteration and of mean+var at alpha, on a coarse 40 x 40 grid."""
 
-    def update(alpha: float, eps: float) -> None:
+    def update(eps: float, alpha: float) -> None:
         show(draw_alpha_regime_maps(alpha, eps, n_beta=40, n_p=40))
 
-    return interact(update, alpha=alpha_slider(alpha), eps=eps_slider(eps))
+    return interact(update, eps=eps_slider(eps), alpha=alpha_slider(alpha))
