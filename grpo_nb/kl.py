@@ -21,6 +21,15 @@ import numpy as np
 __all__ = ["categorical_kl", "k1", "k2", "k3"]
 
 
+#: The kernels of this module: public, vectorised and fast, they do not validate their input (their callers do).
+KERNELS = (
+    "categorical_kl",
+    "k1",
+    "k2",
+    "k3",
+)
+
+
 def _log_ratio(logp: object, logp_ref: object) -> np.ndarray:
     """d = log pi_ref - log pi, the log of the ratio every estimator is a function of."""
     return np.asarray(logp_ref, dtype=float) - np.asarray(logp, dtype=float)

@@ -38,6 +38,18 @@ __all__ = [
 ]
 
 
+#: The kernels of this module: public, vectorised and fast, they do not validate their input (their callers do).
+KERNELS = (
+    "bernoulli_variance_of_logit",
+    "log_abs_logit_map_slope",
+    "logit_map",
+    "logit_map_cap",
+    "logit_map_margin",
+    "logit_map_power",
+    "logit_map_slope",
+)
+
+
 def bernoulli_variance_of_logit(z: np.ndarray) -> np.ndarray:
     """p(1-p) for p = sigmoid(z), computed as exp(-|z|)/(1+exp(-|z|))^2 without cancellation."""
     e = np.exp(-np.abs(z))

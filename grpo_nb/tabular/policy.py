@@ -21,6 +21,10 @@ from grpo_nb.weights import centred_advantage, omega_minus, omega_plus, stabilis
 __all__ = ["contrastive_decomposition_gap", "expected_reward", "gibbs_log_policy", "total_variation"]
 
 
+#: The kernels of this module: public, vectorised and fast, they do not validate their input (their callers do).
+KERNELS = ("expected_reward",)
+
+
 def expected_reward(pi: np.ndarray, reward: np.ndarray) -> np.ndarray:
     """p = sum_o pi(o) r(o) over the last axis (Eq. 7), clipped to [0, 1]. No validation (internal, batched)."""
     return np.clip(np.sum(np.asarray(pi) * np.asarray(reward), axis=-1), 0.0, 1.0)

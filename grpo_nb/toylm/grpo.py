@@ -45,6 +45,14 @@ __all__ = [
 ]
 
 
+#: The kernels of this module: public, vectorised and fast, they do not validate their input (their callers do).
+KERNELS = (
+    "clipped_term",
+    "exact_kl",
+    "k3_kl",
+)
+
+
 @dataclass(frozen=True)
 class TaskTensors:
     """What the trainer needs of the task: prompts (P, T0), outputs (K, L), r(q, o) (P, K), log pi_ref (P, K)."""

@@ -41,6 +41,10 @@ __all__ = [
     "sample_outcomes",
 ]
 
+
+#: The kernels of this module: public, vectorised and fast, they do not validate their input (their callers do).
+KERNELS = ("estimates_from_counts",)
+
 ESTIMATORS: tuple[str, ...] = ("vanilla", "grpo", "oracle", "grpo_std")
 ALL_ESTIMATORS: tuple[str, ...] = (*ESTIMATORS, "grpo_full_mean", "grpo_paper")
 PAPER_EPS = 1e-5  # the smoothing of "grpo_paper", Mroueh's Fig. 2 value

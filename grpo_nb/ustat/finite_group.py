@@ -66,6 +66,10 @@ __all__ = [
     "step_logits",
 ]
 
+
+#: The kernels of this module: public, vectorised and fast, they do not validate their input (their callers do).
+KERNELS = ("group_tilt",)
+
 RULES: tuple[str, ...] = ("maximiser", "inner_loop", "plug_in")
 NO_SIGNAL_RULES: tuple[str, ...] = ("keep", "drop", "resample")
 Z_MAX = 700.0

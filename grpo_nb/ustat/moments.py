@@ -50,6 +50,10 @@ __all__ = [
 ]
 
 
+#: The kernels of this module: public, vectorised and fast, they do not validate their input (their callers do).
+KERNELS = ("class_moments",)
+
+
 @dataclass(frozen=True)
 class EstimatorMoments:
     """Exact moments of one estimator at one G: its mean (K,), the G -> infinity limit of the mean ``target``

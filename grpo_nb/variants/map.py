@@ -45,6 +45,17 @@ __all__ = [
 ]
 
 
+#: The kernels of this module: public, vectorised and fast, they do not validate their input (their callers do).
+KERNELS = (
+    "anchor_logit",
+    "effective_beta",
+    "log_abs_variant_logit_map_slope",
+    "logit_increment",
+    "variant_logit_map",
+    "variant_logit_map_slope",
+)
+
+
 def anchor_logit(z: object, a: object, alpha: object) -> np.ndarray:
     """alpha a + (1 - alpha) z: the success logit of the anchor pi_ref^alpha pi_{n-1}^{1-alpha} (pi_0 = pi_ref).
 
