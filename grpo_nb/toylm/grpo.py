@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
+from grpo_nb.advantage import DEFAULT_EPS
 from grpo_nb.toylm.configs import GRPOConfig
 from grpo_nb.toylm.device import synchronize
 from grpo_nb.toylm.model import TinyLM
@@ -36,12 +37,11 @@ __all__ = [
     "clipped_term",
     "contrastive_weights",
     "exact_kl",
+    "group_advantage",
     "k3_kl",
     "new_optimizer",
     "omega_weights",
-    "stabilised_advantage",
     "train_grpo",
-    "trl_advantage",
 ]
 
 
@@ -49,6 +49,7 @@ __all__ = [
 KERNELS = (
     "clipped_term",
     "exact_kl",
+    "group_advantage",
     "k3_kl",
 )
 
@@ -101,14 +102,17 @@ def contrastive_weights(p: torch.Tensor, reward: torch.Tensor, eps: float) -> to
     return w_plus * reward - w_minus * (1.0 - reward)
 
 
-def stabilised_advantage(rewards: torch.Tensor, eps: float) -> torch.Tensor:
-    """Eq. (3) for each group: (r - p)/sqrt(p(1-p) + eps), p the group's mean reward; ``rewards`` is (B, G) of 0/1."""
-    return contrastive_weights(rewards.mean(dim=1, keepdim=True), rewards, eps)
+def group_advantage(rewards: torch.Tensor, form: str, eps: float) -> torch.Tensor:
+    """The advantage of each answer of a group, ``rewards`` (B, G) of 0/1: ``form`` "paper" is Eq. (3),
+    (r - p)/sqrt(p(1-p) + eps) with p the group's mean reward; "trl" is TRL's (r - mean)/(std + eps), std with
+    Bessel's correction (TRL's eps is ``grpo_nb.advantage.DEFAULT_EPS["trl"]``).
 
-
-def trl_advantage(rewards: torch.Tensor) -> torch.Tensor:
-    """TRL's group advantage: (r - mean)/(std + 1e-4), std with Bessel's correction; ``rewards`` is (B, G)."""
-    return (rewards - rewards.mean(dim=1, keepdim=True)) / (rewards.std(dim=1, keepdim=True) + 1e-4)
+    The torch twin of :func:`grpo_nb.advantage.group_advantage` for these two forms (tested against it); no
+    validation.
+    """
+    if form == "paper":
+        return contrastive_weights(rewards.mean(dim=1, keepdim=True), rewards, eps)
+    return (rewards - rewards.mean(dim=1, keepdim=True)) / (rewards.std(dim=1, keepdim=True) + eps)
 
 
 def k3_kl(logp: torch.Tensor, logp_ref: torch.Tensor) -> torch.Tensor:
@@ -230,7 +234,8 @@ def train_grpo(
             base = model.head.out_features ** torch.arange(out_len - 1, -1, -1, device=answers.device)
             out_index = (answers * base).sum(dim=1)  # row of the answer in the product-order output table
             rewards = task.reward[batch.repeat_interleave(g), out_index].view(b, g)
-            adv = stabilised_advantage(rewards, cfg.eps) if cfg.advantage == "paper" else trl_advantage(rewards)
+            eps_adv = cfg.eps if cfg.advantage == "paper" else DEFAULT_EPS["trl"]
+            adv = group_advantage(rewards, cfg.advantage, eps_adv)
             adv = adv.reshape(-1)
             with torch.no_grad():
                 old_lp = token_logprobs(model, rep, answers)

@@ -193,3 +193,16 @@ def test_torch_clip_matches_the_numpy_home(clip_eps) -> None:
     numpy_value = clipped_term(x, adv, np.inf if clip_eps is None else clip_eps)
     torch_value = torch_clipped_term(torch.tensor(x), torch.tensor(adv), clip_eps).numpy()
     assert np.allclose(torch_value, numpy_value, rtol=1e-14, atol=0)
+
+
+@pytest.mark.parametrize(("form", "eps"), [("paper", 1e-5), ("paper", 0.3), ("trl", 1e-4)])
+def test_torch_group_advantage_matches_the_numpy_home(form: str, eps: float) -> None:
+    torch = pytest.importorskip("torch")
+    from grpo_nb.advantage import group_advantage
+    from grpo_nb.toylm.grpo import group_advantage as torch_group_advantage
+
+    rewards = (np.random.default_rng(4).random((40, 8)) < 0.4).astype(float)
+    expected = group_advantage(rewards, form, eps)
+    assert np.allclose(
+        torch_group_advantage(torch.tensor(rewards), form, eps).numpy(), expected, rtol=1e-12, atol=1e-15
+    )

@@ -21,11 +21,10 @@ from grpo_nb.toylm.experiment import prepare, run_experiment, run_grpo
 from grpo_nb.toylm.grpo import (
     TaskTensors,
     contrastive_weights,
+    group_advantage,
     k3_kl,
     omega_weights,
-    stabilised_advantage,
     train_grpo,
-    trl_advantage,
 )
 from grpo_nb.toylm.model import TinyLM
 from grpo_nb.toylm.rollout import enumerate_logprobs, sample, sample_naive, token_logprobs
@@ -248,7 +247,7 @@ def test_total_variation_rejects_mismatched_shapes():
 def test_stabilised_advantage_is_eq3(bits, eps):
     r = torch.tensor([bits], dtype=torch.float64)
     p = r.mean()
-    adv = stabilised_advantage(r, eps)
+    adv = group_advantage(r, "paper", eps)
     expected = torch.where(r == 1, (1 - p) / torch.sqrt(p * (1 - p) + eps), -p / torch.sqrt(p * (1 - p) + eps))
     assert torch.allclose(adv, expected) and abs(float(adv.sum())) < 1e-12
 
@@ -256,8 +255,8 @@ def test_stabilised_advantage_is_eq3(bits, eps):
 def test_trl_advantage_uses_bessel_std_plus_1e4():
     r = torch.tensor([[1.0, 0.0, 0.0, 0.0]], dtype=torch.float64)
     std = np.sqrt(((np.array([1, 0, 0, 0]) - 0.25) ** 2).sum() / 3)
-    assert torch.allclose(trl_advantage(r), (r - 0.25) / (std + 1e-4))
-    assert torch.all(trl_advantage(torch.ones(1, 4)) == 0)
+    assert torch.allclose(group_advantage(r, "trl", 1e-4), (r - 0.25) / (std + 1e-4))
+    assert torch.all(group_advantage(torch.ones(1, 4), "trl", 1e-4) == 0)
 
 
 @settings(deadline=None, max_examples=100)
@@ -297,7 +296,7 @@ def test_both_estimators_weigh_answers_with_the_same_helper():
     r = torch.tensor([[1.0, 0.0, 0.0, 1.0, 0.0]], dtype=torch.float64)
     p = torch.tensor([[0.3]], dtype=torch.float64)
     assert torch.allclose(contrastive_weights(p, r, 0.01), (r - p) / torch.sqrt(p * (1 - p) + 0.01), rtol=1e-14)
-    assert torch.equal(stabilised_advantage(r, 0.01), contrastive_weights(r.mean(dim=1, keepdim=True), r, 0.01))
+    assert torch.equal(group_advantage(r, "paper", 0.01), contrastive_weights(r.mean(dim=1, keepdim=True), r, 0.01))
 
 
 def test_k3_is_nonnegative_and_zero_on_equality():
