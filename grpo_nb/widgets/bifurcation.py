@@ -5,11 +5,11 @@ Defaults reproduce the chapter's static figure for p_ref = 1e-4 at the paper's e
 
 from __future__ import annotations
 
-import matplotlib.pyplot as plt
 import numpy as np
 from ipywidgets import Dropdown, FloatSlider, interact
 
 from grpo_nb.plots.bifurcation import draw_bifurcation_diagram
+from grpo_nb.widgets.sliders import show
 
 __all__ = ["bifurcation_explorer"]
 
@@ -25,8 +25,7 @@ def bifurcation_explorer(
     def draw(log10_p_ref: float = float(np.log10(p_ref)), eps: float = float(eps)) -> None:
         options = {"transient": 2000, "n_lyapunov": 1024, "n_keep": 64, "max_period": 32}
         fig = draw_bifurcation_diagram(10.0**log10_p_ref, beta, eps, **options)
-        plt.show()
-        plt.close(fig)
+        show(fig)
 
     return interact(
         draw,

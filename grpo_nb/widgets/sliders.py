@@ -2,7 +2,7 @@
 
 The ranges are those the package's numerics are tested on (beta in [1e-3, 1e3], eps in [1e-9, 1] on a log scale,
 p_ref in [1e-6, 0.999]); the explorers of :mod:`grpo_nb.widgets.dynamics` and :mod:`grpo_nb.widgets.variants` take
-their sliders from here.
+their sliders from here, and every explorer shows its figure with :func:`show`.
 """
 
 from __future__ import annotations

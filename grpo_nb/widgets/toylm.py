@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-import matplotlib.pyplot as plt
 import numpy as np
 from ipywidgets import Dropdown, interact
 
 from grpo_nb.plots.toylm import plot_trajectories
+from grpo_nb.widgets.sliders import show
 
 __all__ = ["trajectory_explorer"]
 
@@ -29,8 +29,7 @@ def trajectory_explorer(
     def draw(run: str = run, prompt: int = default) -> None:
         rec = runs[run]
         fig = plot_trajectories(rec.p_tilde, rec.p_theory, {"chosen": prompt}, prompts, title=rec.label)
-        plt.show()
-        plt.close(fig)
+        show(fig)
 
     return interact(
         draw,

@@ -3,11 +3,11 @@ groups without signal. Defaults: the group-size chapter's zero-variance case (p_
 
 from __future__ import annotations
 
-import matplotlib.pyplot as plt
 import numpy as np
 from ipywidgets import Dropdown, FloatSlider, IntSlider, interact
 
 from grpo_nb.plots.ustat import draw_finite_group_law
+from grpo_nb.widgets.sliders import show
 
 __all__ = ["finite_group_explorer"]
 
@@ -19,8 +19,7 @@ def finite_group_explorer(p_ref: float = 0.01, beta: float = 1.0, eps: float = 1
         log10_p_ref: float = float(np.log10(p_ref)), beta: float = beta, G: int = G, no_signal: str = "keep"
     ) -> None:
         fig = draw_finite_group_law(10.0**log10_p_ref, beta, eps, G, no_signal, n)
-        plt.show()
-        plt.close(fig)
+        show(fig)
 
     return interact(
         draw,

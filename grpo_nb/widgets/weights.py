@@ -4,10 +4,10 @@ figures of the chapter."""
 
 from __future__ import annotations
 
-import matplotlib.pyplot as plt
 from ipywidgets import FloatSlider, interact
 
 from grpo_nb.plots.weights import draw_clipped_objective, draw_weights
+from grpo_nb.widgets.sliders import show
 
 __all__ = ["clipped_objective_explorer", "weights_explorer"]
 
@@ -17,8 +17,7 @@ def weights_explorer(eps: float = 0.0, ymax: float = 5.0):
 
     def draw(eps: float = eps) -> None:
         fig = draw_weights((eps,), ymax=ymax)
-        plt.show()
-        plt.close(fig)
+        show(fig)
 
     return interact(draw, eps=FloatSlider(value=eps, min=0.0, max=0.5, step=0.005, readout_format=".3f"))
 
@@ -28,8 +27,7 @@ def clipped_objective_explorer(clip_eps: float = 0.2, advantage: float = 1.0):
 
     def draw(clip_eps: float = clip_eps, advantage: float = advantage) -> None:
         fig = draw_clipped_objective(clip_eps, advantage)
-        plt.show()
-        plt.close(fig)
+        show(fig)
 
     return interact(
         draw,
