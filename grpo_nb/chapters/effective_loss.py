@@ -12,7 +12,7 @@ import numpy as np
 from scipy.special import softmax
 
 from grpo_nb.report import Table
-from grpo_nb.tabular.algorithm1 import TabularTask, grpo_surrogate, success_probabilities
+from grpo_nb.tabular.algorithm1 import TabularTask, grpo_surrogate, logits_expected_reward
 from grpo_nb.validation import check_eps
 from grpo_nb.weights import omega_minus, omega_plus, stabilised_advantage
 
@@ -60,7 +60,7 @@ def contrastive_step_split(task: TabularTask, logits: np.ndarray, *, eps: float,
     """
     eps_f = float(check_eps(eps))
     q, o = logits.shape
-    p = success_probabilities(logits, task.reward)
+    p = logits_expected_reward(logits, task.reward)
     outcomes = np.broadcast_to(np.arange(o), (q, o))
     weights = softmax(logits, axis=-1)
     adv = stabilised_advantage(task.reward, p[:, None], eps_f)
@@ -68,7 +68,7 @@ def contrastive_step_split(task: TabularTask, logits: np.ndarray, *, eps: float,
     dp = {}
     for name, a in parts.items():
         _, grad = grpo_surrogate(logits, logits, task.ref_logits, outcomes, weights, a, 0.0)
-        dp[name] = success_probabilities(logits + lr * grad, task.reward) - p
+        dp[name] = logits_expected_reward(logits + lr * grad, task.reward) - p
     return ContrastiveSplit(
         p=p,
         w_plus=np.asarray(omega_plus(p, eps_f)),

@@ -22,7 +22,7 @@ from tqdm.auto import tqdm
 from grpo_nb.dynamics.fixed_points import FixedPoint, fixed_points
 from grpo_nb.dynamics.map import logit_h, logit_map, logit_map_cap, logit_map_margin
 from grpo_nb.report import Table
-from grpo_nb.tabular.closed_form import grpo_step, solve_grpo_step, success_probability
+from grpo_nb.tabular.closed_form import grpo_step, policy_expected_reward, solve_grpo_step
 from grpo_nb.validation import check_map_params, check_positive_int
 
 __all__ = [
@@ -131,7 +131,7 @@ def solver_comparison(rng: np.random.Generator, n_instances: int = 20, n_outcome
         closed = grpo_step(pi_ref, pi_prev, reward, beta, eps)
         err = float(np.max(np.abs(closed - solve_grpo_step(pi_ref, pi_prev, reward, beta, eps))))
         worst = max(worst, err)
-        p0, p1 = success_probability(pi_ref, reward), success_probability(closed, reward)
+        p0, p1 = policy_expected_reward(pi_ref, reward), policy_expected_reward(closed, reward)
         rows.append([trial, beta, eps, p0, p1, "< 1e-12" if err < 1e-12 else f"{err:.1e}"])
         last = SolverInstance(pi_ref, pi_prev, reward, float(beta), float(eps), closed)
     headers = ["instance", "β", "ε", "p_ref", "p after one step", "max |closed − numeric|"]

@@ -10,9 +10,9 @@ from grpo_nb.tabular.algorithm1 import Algorithm1Run, TabularTask, algorithm1, m
 from grpo_nb.tabular.closed_form import (
     grpo_objective,
     grpo_step,
+    policy_expected_reward,
     solve_grpo_step,
     success_orbit,
-    success_probability,
 )
 from grpo_nb.tabular.policy import expected_reward, gibbs_log_policy, total_variation
 
@@ -27,6 +27,6 @@ __all__ = [
     "make_task",
     "solve_grpo_step",
     "success_orbit",
-    "success_probability",
+    "policy_expected_reward",
     "total_variation",
 ]

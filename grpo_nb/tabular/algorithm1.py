@@ -50,7 +50,7 @@ __all__ = [
     "reinforce_gradient",
     "sample_counts",
     "sample_outcomes",
-    "success_probabilities",
+    "logits_expected_reward",
 ]
 
 
@@ -80,7 +80,7 @@ class TabularTask:
     @property
     def p_ref(self) -> np.ndarray:
         """Success probability of pi_ref per prompt, shape (Q,)."""
-        return success_probabilities(self.ref_logits, self.reward)
+        return logits_expected_reward(self.ref_logits, self.reward)
 
 
 def make_task(p_ref: object, n_outcomes: int = 8, n_success: int | None = None, seed: int = 0) -> TabularTask:
@@ -107,7 +107,7 @@ def make_task(p_ref: object, n_outcomes: int = 8, n_success: int | None = None, 
     return TabularTask(ref_logits=np.log(pi), reward=reward)
 
 
-def success_probabilities(logits: np.ndarray, reward: np.ndarray) -> np.ndarray:
+def logits_expected_reward(logits: np.ndarray, reward: np.ndarray) -> np.ndarray:
     """p(q) = sum_o softmax(logits)[q, o] r[q, o] (Eq. 7), shape (Q,)."""
     return expected_reward(softmax(logits, axis=-1), reward)
 
@@ -249,7 +249,7 @@ def algorithm1(
     q, o = task.ref_logits.shape
     theta = task.ref_logits.copy()
     logits, p_true, p_hat, kls, gnorms = [theta.copy()], [], [], [], []
-    p_true.append(success_probabilities(theta, task.reward))
+    p_true.append(logits_expected_reward(theta, task.reward))
     kls.append(kl_to_reference(theta, task.ref_logits))
     for _ in tqdm(range(n_iterations), desc="Algorithm 1", disable=not progress):
         old = theta.copy()
@@ -257,7 +257,7 @@ def algorithm1(
         if exact:
             outcomes = np.broadcast_to(np.arange(o), (q, o))
             weights = softmax(old, axis=-1)
-            p_est = success_probabilities(old, task.reward)
+            p_est = logits_expected_reward(old, task.reward)
         else:
             # the G-sample average (1/G) sum_i f(x_{o_i}, A_i) depends on a sample only through its outcome,
             # so it is kept as per-outcome weights count_o / G (same objective, O terms instead of G)
@@ -275,7 +275,7 @@ def algorithm1(
         _, grad = grpo_surrogate(theta, old, task.ref_logits, outcomes, weights, adv, beta_f, clip)
         logits.append(theta.copy())
         p_hat.append(p_est)
-        p_true.append(success_probabilities(theta, task.reward))
+        p_true.append(logits_expected_reward(theta, task.reward))
         kls.append(kl_to_reference(theta, task.ref_logits))
         gnorms.append(np.linalg.norm(grad, axis=-1))
     empty = np.empty((0, q))

@@ -37,11 +37,11 @@ __all__ = [
     "grpo_step",
     "solve_grpo_step",
     "success_orbit",
-    "success_probability",
+    "policy_expected_reward",
 ]
 
 
-def success_probability(pi: object, reward: object) -> float:
+def policy_expected_reward(pi: object, reward: object) -> float:
     """p = E_{o ~ pi}[r(o)] (Eq. 7) of one validated policy."""
     pi = check_policy("pi", pi)
     reward = check_binary_reward("reward", reward, shape=pi.shape)

@@ -26,7 +26,7 @@ from grpo_nb.toylm.model import TinyLM
 from grpo_nb.toylm.rollout import enumerate_logprobs
 from grpo_nb.toylm.sft import demo_frequencies, entropy_floor, train_sft
 from grpo_nb.toylm.task import N_DIGITS, VOCAB_SIZE, DigitSumTask, make_task
-from grpo_nb.toylm.theory import success_probability, theorem1_logpolicy, total_variation
+from grpo_nb.toylm.theory import table_expected_reward, theorem1_logpolicy, total_variation
 
 __all__ = [
     "beta_sweep_keys",
@@ -137,9 +137,9 @@ def compare_with_theory(
     logp_ref = np.asarray(logp_ref, dtype=float)
     logp_ref = logp_ref - logsumexp(logp_ref, axis=1, keepdims=True)
     n_outer = history.logp.shape[0] - 1
-    p_tilde = np.stack([success_probability(lp, reward) for lp in history.logp])
+    p_tilde = np.stack([table_expected_reward(lp, reward) for lp in history.logp])
     mass_error = np.exp(history.logp.astype(float)).sum(axis=2) - 1.0
-    p_ref = success_probability(logp_ref, reward)
+    p_ref = table_expected_reward(logp_ref, reward)
     p_theory = iterate(p_ref, cfg.beta, cfg.eps, n_outer)
     ideal = [logp_ref] + [
         theorem1_logpolicy(logp_ref, reward, p_theory[n - 1], cfg.beta, cfg.eps) for n in range(1, n_outer + 1)
@@ -191,7 +191,7 @@ class Setup:
 
     @property
     def p_ref(self) -> np.ndarray:
-        return success_probability(self.logp_ref, self.reward)
+        return table_expected_reward(self.logp_ref, self.reward)
 
 
 def prepare(cfg: RunConfig, progress: bool = True) -> Setup:

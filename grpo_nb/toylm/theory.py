@@ -12,10 +12,10 @@ import numpy as np
 from grpo_nb.tabular import policy
 from grpo_nb.validation import check_binary_reward, check_log_policy_table
 
-__all__ = ["success_probability", "theorem1_logpolicy", "total_variation"]
+__all__ = ["table_expected_reward", "theorem1_logpolicy", "total_variation"]
 
 
-def success_probability(logp: object, reward: object) -> np.ndarray:
+def table_expected_reward(logp: object, reward: object) -> np.ndarray:
     """p(q) = sum_o pi(o|q) r(q, o) (Eq. 7), exactly, from a (P, K) table of log pi."""
     logp = check_log_policy_table("logp", logp)
     return policy.expected_reward(np.exp(logp), check_binary_reward("reward", reward, shape=logp.shape))

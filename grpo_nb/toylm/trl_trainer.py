@@ -40,7 +40,7 @@ from grpo_nb.toylm.configs import FULL, QUICK, RunConfig
 from grpo_nb.toylm.device import describe
 from grpo_nb.toylm.sft import demo_frequencies
 from grpo_nb.toylm.task import N_DIGITS, DigitSumTask, make_task
-from grpo_nb.toylm.theory import success_probability
+from grpo_nb.toylm.theory import table_expected_reward
 from grpo_nb.toylm.trl_model import build_model, build_tokenizer, enumerate_logprobs_hf, save_local, sft_hf
 
 __all__ = [
@@ -166,11 +166,11 @@ class TRLSetup:
 
 
 def _success(model, task: DigitSumTask) -> np.ndarray:
-    """Exact p(q) = sum_o pi(o|q) r(q, o) over every digit answer (Eq. 7; ``theory.success_probability``)."""
+    """Exact p(q) = sum_o pi(o|q) r(q, o) over every digit answer (Eq. 7; ``theory.table_expected_reward``)."""
     with torch.no_grad():
         prompts, outputs = (torch.as_tensor(x, device=DEVICE) for x in (task.prompts, task.outputs))
         logp = enumerate_logprobs_hf(model, prompts, outputs)
-    return success_probability(logp.double().numpy(), task.reward_table())
+    return table_expected_reward(logp.double().numpy(), task.reward_table())
 
 
 def prepare_trl(cfg: TRLRunConfig, folder: Path | None = None) -> TRLSetup:

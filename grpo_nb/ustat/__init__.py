@@ -9,7 +9,7 @@ optimal group size, Proposition 3 and Theorem 7), ``finite_group`` (the success 
 expected step, its law, dynamic sampling). The chapter's checks: ``estimator_checks`` and ``finite_group_checks``.
 """
 
-from grpo_nb.ustat.bandit import PromptSet, exact_gradient, success_probability
+from grpo_nb.ustat.bandit import PromptSet, bandit_expected_reward, exact_gradient
 from grpo_nb.ustat.estimators import ESTIMATORS, gradient_estimates
 from grpo_nb.ustat.moments import exact_moments, hoeffding_constants
 
@@ -20,5 +20,5 @@ __all__ = [
     "exact_moments",
     "gradient_estimates",
     "hoeffding_constants",
-    "success_probability",
+    "bandit_expected_reward",
 ]

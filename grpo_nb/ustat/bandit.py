@@ -27,7 +27,7 @@ __all__ = [
     "check_bandit",
     "exact_gradient",
     "score_norms",
-    "success_probability",
+    "bandit_expected_reward",
 ]
 
 
@@ -38,7 +38,7 @@ def check_bandit(logits: object, reward: object) -> tuple[np.ndarray, np.ndarray
     return logits, reward
 
 
-def success_probability(logits: object, reward: object) -> np.ndarray | float:
+def bandit_expected_reward(logits: object, reward: object) -> np.ndarray | float:
     """V = E_{o ~ softmax(logits)}[r(o)], per prompt (shape (...,)); a float for one prompt."""
     logits, reward = check_bandit(logits, reward)
     v = expected_reward(softmax(logits, axis=-1), reward)
@@ -87,7 +87,7 @@ class PromptSet:
     @property
     def success(self) -> np.ndarray:
         """V(x) per prompt, shape (P,)."""
-        return np.asarray(success_probability(self.logits, self.reward)).reshape(-1)
+        return np.asarray(bandit_expected_reward(self.logits, self.reward)).reshape(-1)
 
     @property
     def gradient(self) -> np.ndarray:

@@ -14,9 +14,9 @@ from grpo_nb.tabular.algorithm1 import (
     algorithm1,
     grpo_surrogate,
     kl_to_reference,
+    logits_expected_reward,
     make_task,
     sample_outcomes,
-    success_probabilities,
 )
 from grpo_nb.weights import omega_minus, omega_plus, stabilised_advantage
 
@@ -84,7 +84,7 @@ def test_seeded_and_shapes() -> None:
     b = algorithm1(task, beta=0.5, eps=1e-3, G=4, mu=3, n_iterations=4, seed=7, clip_eps=0.2)
     assert np.array_equal(a.logits, b.logits)
     assert a.logits.shape == (5, 2, 5) and a.p_true.shape == (5, 2) and a.p_hat.shape == (4, 2)
-    assert np.allclose(a.p_true, success_probabilities(a.logits, task.reward))
+    assert np.allclose(a.p_true, logits_expected_reward(a.logits, task.reward))
     assert ((a.p_hat * 4) == np.round(a.p_hat * 4)).all()  # p_hat = k/G
 
 

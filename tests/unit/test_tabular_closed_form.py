@@ -11,9 +11,9 @@ from grpo_nb.dynamics.map import iterate
 from grpo_nb.tabular.closed_form import (
     grpo_objective,
     grpo_step,
+    policy_expected_reward,
     solve_grpo_step,
     success_orbit,
-    success_probability,
 )
 from grpo_nb.weights import omega_minus, omega_plus
 
@@ -48,7 +48,7 @@ def test_closed_form_matches_numerical_solver(seed: int) -> None:
 @given(seed=st.integers(0, 2**31 - 1), n=st.integers(0, 40))
 def test_iterated_step_gives_theorem2_recursion(seed: int, n: int) -> None:
     pi_ref, _, reward, beta, eps = _instance(seed)
-    p_ref = success_probability(pi_ref, reward)
+    p_ref = policy_expected_reward(pi_ref, reward)
     if not 0 < p_ref < 1:
         return
     np.testing.assert_allclose(

@@ -29,7 +29,7 @@ from grpo_nb.toylm.grpo import (
 from grpo_nb.toylm.model import TinyLM
 from grpo_nb.toylm.rollout import enumerate_logprobs, sample, sample_naive, token_logprobs
 from grpo_nb.toylm.task import N_DIGITS, VOCAB_SIZE, make_task
-from grpo_nb.toylm.theory import success_probability, theorem1_logpolicy, total_variation
+from grpo_nb.toylm.theory import table_expected_reward, theorem1_logpolicy, total_variation
 from grpo_nb.weights import omega_minus, omega_plus
 
 torch.set_num_threads(1)
@@ -172,10 +172,10 @@ def _random_tables(seed: int, p: int = 3, k: int = 7) -> tuple[np.ndarray, np.nd
 @given(tables, st.floats(0.05, 20.0), st.floats(0.0, 1.0), st.floats(0.001, 0.999))
 def test_theorem1_policy_success_is_theorem2_map(seed, beta, eps, p_prev):
     logp_ref, reward = _random_tables(seed)
-    p_ref = success_probability(logp_ref, reward)
+    p_ref = table_expected_reward(logp_ref, reward)
     logp_n = theorem1_logpolicy(logp_ref, reward, np.full(3, p_prev), beta, eps)
     assert np.allclose(np.exp(logp_n).sum(axis=1), 1.0)
-    assert np.allclose(success_probability(logp_n, reward), h(p_prev, p_ref, beta, eps), atol=1e-12)
+    assert np.allclose(table_expected_reward(logp_n, reward), h(p_prev, p_ref, beta, eps), atol=1e-12)
 
 
 @settings(deadline=None, max_examples=50)
@@ -183,7 +183,7 @@ def test_theorem1_policy_success_is_theorem2_map(seed, beta, eps, p_prev):
 def test_success_gap_is_bounded_by_total_variation(seed_a, seed_b):
     a, reward = _random_tables(seed_a)
     b, _ = _random_tables(seed_b)
-    gap = np.abs(success_probability(a, reward) - success_probability(b, reward))
+    gap = np.abs(table_expected_reward(a, reward) - table_expected_reward(b, reward))
     tv = total_variation(a, b)
     assert (gap <= tv + 1e-12).all() and (tv <= 1 + 1e-12).all() and np.allclose(total_variation(a, a), 0)
 
@@ -219,7 +219,7 @@ def test_gap_bound_holds_for_tables_normalised_only_up_to_rounding(seed, mass, n
     b, reward = _random_tables(seed)
     a = b + noise * np.random.default_rng(seed).normal(size=b.shape)
     a = a - np.log(np.exp(a).sum(axis=1, keepdims=True)) + np.log1p(mass)
-    gap = np.abs(success_probability(a, reward) - success_probability(b, reward))
+    gap = np.abs(table_expected_reward(a, reward) - table_expected_reward(b, reward))
     bound = total_variation(a, b) + 0.5 * np.abs(np.exp(a).sum(axis=1) - 1)
     assert (gap <= bound + 1e-12).all()
 
@@ -229,7 +229,7 @@ def test_gap_bound_needs_its_mass_term():
     b = np.log(np.array([[0.7, 0.3]]))
     reward = np.array([[1.0, 0.0]])
     a = b + np.log1p(1e-3)  # every answer 0.1 % heavier: sum a = 1.001
-    gap = np.abs(success_probability(a, reward) - success_probability(b, reward))
+    gap = np.abs(table_expected_reward(a, reward) - table_expected_reward(b, reward))
     assert (gap > total_variation(a, b)).all()
     assert (gap <= total_variation(a, b) + 0.5 * np.abs(np.exp(a).sum(axis=1) - 1) + 1e-15).all()
 
