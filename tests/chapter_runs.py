@@ -81,7 +81,6 @@ def other_machine_env(site: Path, ipython_dir: Path) -> dict[str, str]:
         ATEN_CPU_CAPABILITY="default",
         OMP_NUM_THREADS="1",
         MKL_NUM_THREADS="1",
-        MPLBACKEND="Agg",
         HF_HUB_OFFLINE="1",
     )
     return env
