@@ -25,23 +25,12 @@ from tests.browser_checks import launch_chromium  # noqa: E402
 from tests.conftest import build_book, serve_folder  # noqa: E402
 from tests.test_browser_figures import FIGURES, TIMED_MOVES, open_page  # noqa: E402
 
-REDRAW_MEDIAN = """([id, key, a, b, reps]) => {
-  const f = window.grpoFigures[id], input = f.inputs[key], t = [];
+# One timing loop for both: the figure's own slider (key given), or a detached input no figure listens to (key null).
+MOVE_MEDIAN = """([id, key, a, b, reps]) => {
+  const f = window.grpoFigures[id], t = [];
+  const input = key === null ? Object.assign(document.createElement("input"), {type: "range"}) : f.inputs[key];
   for (let i = 0; i < reps; i++) {
     input.value = i % 2 ? a : b;
-    const t0 = performance.now();
-    input.dispatchEvent(new Event("input"));
-    f.root.getBoundingClientRect();
-    t.push(performance.now() - t0);
-  }
-  t.sort((x, y) => x - y);
-  return t[t.length >> 1];
-}"""
-BASELINE_MEDIAN = """([id, reps]) => {
-  const f = window.grpoFigures[id], input = document.createElement("input"), t = [];
-  input.type = "range";
-  for (let i = 0; i < reps; i++) {
-    input.value = String(i % 2);
     const t0 = performance.now();
     input.dispatchEvent(new Event("input"));
     f.root.getBoundingClientRect();
@@ -59,9 +48,9 @@ def measure(url: str, moves: int) -> dict[str, dict[str, float]]:
             page = open_page(browser, {"url": url}, doc)
             fid, _ = FIGURES[doc]
             page.evaluate("([id, s]) => window.grpoFigures[id].set(s)", [fid, settings])
-            page.evaluate(REDRAW_MEDIAN, [fid, key, a, b, 20])  # warm-up
-            redraw = page.evaluate(REDRAW_MEDIAN, [fid, key, a, b, moves])
-            base = page.evaluate(BASELINE_MEDIAN, [fid, moves])
+            page.evaluate(MOVE_MEDIAN, [fid, key, a, b, 20])  # warm-up
+            redraw = page.evaluate(MOVE_MEDIAN, [fid, key, a, b, moves])
+            base = page.evaluate(MOVE_MEDIAN, [fid, None, "0", "1", moves])
             label = f"{Path(doc).name}: {key}" + (" (logit axes)" if settings.get("logitAxes") else "")
             out[label] = {"median_ms": redraw, "baseline_ms": base, "ratio": redraw / max(base, 1e-3)}
             page.close()
