@@ -5,47 +5,37 @@ Each chapter's ``.ipynb`` is copied into an empty folder and run there by nbval 
 another machine: torch without vector kernels, one thread, and numpy's transcendental functions one unit in the
 last place off (``tests/chapter_runs.py``). nbval compares every output with the committed one, so a printed
 number that depends on rounding, on the CPU or on the thread count fails here, and so does a chapter that reads a
-file the package does not ship. The README's run checks the same chapters under the default settings; this file
-and ``tests/test_chapters_alone_torch.py`` share the chapters between two workers.
+file the package does not ship. The README's run checks the same chapters under the default settings.
+
+The two chapters that sample with torch from their first cells (``tests/chapter_runs.SEEDED_CHAPTERS``) run
+alone in the same way in ``tests/test_chapter_seeds*.py``, at four other seeds: one run there is both checks, so
+they are not run again here.
 """
 
 from __future__ import annotations
 
-import time
+import subprocess
+import sys
 
 import pytest
 
 from tests.book_layout import chapter_notebooks
-from tests.chapter_runs import TORCH_CHAPTERS, install_package, other_machine_env, run_nbval
+from tests.chapter_runs import SEEDED_CHAPTERS, check_alone
 
-pytestmark = pytest.mark.machine  # not yet green: run with -m machine (see CONTRIBUTING)
-
-CHAPTERS = [nb for nb in chapter_notebooks() if nb.stem not in TORCH_CHAPTERS]
+CHAPTERS = [nb for nb in chapter_notebooks() if nb.stem not in SEEDED_CHAPTERS]
 
 
-@pytest.fixture(scope="module")
-def env(tmp_path_factory):
-    site = install_package(tmp_path_factory.mktemp("install"))
-    return other_machine_env(site, tmp_path_factory.mktemp("ipython"))
-
-
-def check_alone(notebook, env, folder) -> None:
-    start = time.perf_counter()
-    proc = run_nbval(notebook, folder, env)
-    print(f"{notebook.stem}: {time.perf_counter() - start:.0f} s alone")  # reported with -s; never asserted
-    assert proc.returncode == 0, f"{notebook.name} opened alone on another machine:\n{proc.stdout[-6000:]}"
-
-
-def test_the_install_is_not_the_repository(env, tmp_path):
-    import subprocess
-    import sys
-
+def test_the_install_is_not_the_repository(other_machine, tmp_path):
     code = "import grpo_nb, importlib.resources as r; print(grpo_nb.__file__); print(r.files('grpo_nb') / 'data')"
-    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True)
+    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=other_machine, capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
-    assert out.stdout.startswith(env["PYTHONPATH"]), out.stdout
+    assert out.stdout.startswith(other_machine["PYTHONPATH"]), out.stdout
+
+
+def test_every_chapter_runs_alone_here_or_at_other_seeds():
+    assert {nb.stem for nb in CHAPTERS} | set(SEEDED_CHAPTERS) == {nb.stem for nb in chapter_notebooks()}
 
 
 @pytest.mark.parametrize("notebook", CHAPTERS, ids=lambda p: p.stem)
-def test_chapter_alone_on_another_machine(notebook, env, tmp_path):
-    check_alone(notebook, env, tmp_path / "empty")
+def test_chapter_alone_on_another_machine(notebook, other_machine, tmp_path):
+    check_alone(notebook, other_machine, tmp_path / "empty")
