@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 
 from IPython.display import Markdown
 
-__all__ = ["NO_VALUE", "Table", "escape_markdown", "markdown_table", "show_checked"]
+__all__ = ["NO_VALUE", "Table", "bound", "escape_markdown", "markdown_table", "show_checked"]
 
 NO_VALUE = "—"  # a NaN in a table marks a cell with no value (e.g. no next term): shown as a dash, not "nan"
 
@@ -44,6 +44,15 @@ def _fmt(value: object, fmt: str) -> str:
         return format(value, fmt)
     except (TypeError, ValueError):
         return str(value)
+
+
+def bound(x: float, tol: float) -> str:
+    """A residual shown as the bound its check uses: ``"< 1e-05"`` when ``x < tol``, else ``x`` itself.
+
+    A rounding-level difference ("these agree") has last digits that vary with the CPU, the thread count and
+    the library build; the page prints the tolerance it was checked against, never those digits. A value at
+    or above the tolerance is printed as it is, so a failing check shows what it found."""
+    return f"< {tol:.0e}" if x < tol else f"{x:.1e}"
 
 
 def markdown_table(headers: Sequence[str], rows: Iterable[Sequence[object]], fmt: str = ".4g") -> Markdown:

@@ -110,3 +110,13 @@ def artifacts() -> Path:
     """Where browser tests keep their screenshots (git-ignored; CI uploads it)."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     return ARTIFACTS
+
+
+@pytest.fixture(scope="session")
+def other_machine(tmp_path_factory) -> dict[str, str]:
+    """The environment of a kernel on a simulated other machine, importing a non-editable install of ``grpo_nb``
+    (``tests/chapters/chapter_runs.py``); one install per test session (per xdist worker)."""
+    from tests.chapters.chapter_runs import install_package, other_machine_env
+
+    site = install_package(tmp_path_factory.mktemp("install"))
+    return other_machine_env(site, tmp_path_factory.mktemp("ipython"))

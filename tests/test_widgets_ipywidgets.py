@@ -56,6 +56,7 @@ def test_explorers_work_with_ipywidgets_8(with_ipywidgets8):
     assert all(with_ipywidgets8["explorers"].values()), with_ipywidgets8  # each has a control that redraws
 
 
+@pytest.mark.network  # installs ipywidgets 7.7.1 from PyPI at test time (about 80 s); offline: -m "not network"
 def test_explorers_work_with_colabs_ipywidgets_7(ipywidgets7, with_ipywidgets8):
     report = _drive_explorers("7", ipywidgets7)
     assert report["ipywidgets"] == COLAB_IPYWIDGETS

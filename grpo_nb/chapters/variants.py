@@ -32,7 +32,7 @@ from grpo_nb.dynamics.fixed_points import fixed_points, fixed_points_grid
 from grpo_nb.dynamics.map import logit_map_cap, logit_map_margin
 from grpo_nb.dynamics.orbits import classify_orbits, orbit_kind
 from grpo_nb.dynamics.regimes import Regime, RegimeMap, regime_map
-from grpo_nb.report import Table
+from grpo_nb.report import Table, bound
 from grpo_nb.tabular.policy import expected_reward
 from grpo_nb.validation import check_map_params, check_positive_int
 from grpo_nb.variants.map import effective_beta, iterate_logit, variant_logit_map
@@ -90,7 +90,7 @@ ALL_VARIANTS = (
 
 def _small(x: float, threshold: float = 1e-12) -> str:
     """A difference at rounding level, shown as a bound (fixed text: the last digits of rounding vary)."""
-    return f"< {threshold:.0e}" if x < threshold else f"{x:.1e}"
+    return bound(x, threshold)
 
 
 def random_instance(rng: np.random.Generator, n_outcomes: int = 40) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:

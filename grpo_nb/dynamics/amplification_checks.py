@@ -35,7 +35,7 @@ from grpo_nb.dynamics.paper_bounds import (
     theorem4_beta_bound_logit,
 )
 from grpo_nb.dynamics.regimes import Regime, RegimeMap
-from grpo_nb.report import Table
+from grpo_nb.report import Table, bound
 from grpo_nb.validation import check_map_params, check_positive_int
 
 __all__ = [
@@ -153,7 +153,7 @@ def condition2_small_beta_growth(
         log_cosh2 = theorem3_condition2_log_lhs(beta, eps) - np.log(beta)
         fitted = float(np.polyfit(1.0 / beta, log_cosh2, 1)[0])
         ok.append(bool(abs(fitted - exponent) <= rtol * abs(exponent)))
-        rows.append([eps, f"{fitted:.9f}", f"{exponent:.9f}", f"{abs(fitted / exponent - 1):.1e}"])
+        rows.append([eps, f"{fitted:.9f}", f"{exponent:.9f}", bound(abs(fitted / exponent - 1), rtol)])
     headers = ["ε", "fitted exponent (slope of log cosh² against 1/β)", "claimed exponent", "relative gap"]
     return Table(headers, rows), ok
 

@@ -425,7 +425,9 @@ class ChaosCheck:
     kind: the float64 :func:`orbit_kind`; separation: pairs started 1e-30 apart (``dps`` digits);
     linearisation_error: see :func:`confirm_chaos`; precision_error: largest difference of the log separations at
     ``dps`` and ``dps_check`` digits up to the threshold; mp_lyapunov: the exponent with 40 digits;
-    renormalised_rate: Benettin's rate over ``n_rate`` steps; rows: one table row of those rates.
+    renormalised_rate: Benettin's rate over ``n_rate`` steps; rate_se: the standard error of an ``n_rate``-step
+    exponent on this attractor (batch means of log|g'| along the float64 orbit): how far two finite-time rates
+    can honestly be apart; rows: one table row of those rates.
     """
 
     kind: OrbitKind
@@ -434,7 +436,21 @@ class ChaosCheck:
     precision_error: float
     mp_lyapunov: float
     renormalised_rate: float
+    rate_se: float
     rows: list[list]
+
+
+def finite_time_exponent_se(
+    p_ref: object, beta: object, eps: object, n: int, *, n_batches: int = 30, transient: int = 2000
+) -> float:
+    """Standard error of an ``n``-step Lyapunov exponent of the orbit from ``p_ref``: the standard deviation of
+    ``n_batches`` consecutive ``n``-step averages of log|g'| (after ``transient`` steps), the batch-means estimate of
+    the spread of finite-time exponents (Lyapunov exponent = orbit average of log|g'|, Prop. 1 in logits)."""
+    n = check_positive_int("n", n, minimum=10)
+    n_batches = check_positive_int("n_batches", n_batches, minimum=2)
+    z = iterate_logit(p_ref, beta, eps, transient + n * n_batches)[transient + 1 :]
+    slopes = log_abs_logit_map_slope(z, beta, eps).reshape(n_batches, n)
+    return float(slopes.mean(axis=1).std(ddof=1))
 
 
 def chaos_check(
@@ -453,14 +469,15 @@ def chaos_check(
     res_hi = separation_test(p_ref, beta, eps, n_pairs=n_pairs, dps=dps_check)
     lam_mp = mp_lyapunov(p_ref, beta, eps, n=n_rate, dps=40)
     rate = renormalised_separation_rate(p_ref, beta, eps, n=n_rate)
+    se = finite_time_exponent_se(p_ref, beta, eps, n_rate)
     upto = [slice(0, m + 1) for m in res.growth_steps if m > 0]
     precision = max(
         (np.max(np.abs(res_hi.log_separation[i, s] - res.log_separation[i, s])) for i, s in enumerate(upto)),
         default=np.nan,
     )
     steps = f"{res.growth_steps.min()} - {res.growth_steps.max()}"
-    rows = [[kind.lyapunov, lam_mp, res.mean_rate, rate, steps]]
-    return ChaosCheck(kind, res, _linearisation_error(res), float(precision), lam_mp, rate, rows)
+    rows = [[kind.lyapunov, lam_mp, res.mean_rate, rate, se, steps]]
+    return ChaosCheck(kind, res, _linearisation_error(res), float(precision), lam_mp, rate, se, rows)
 
 
 @dataclass(frozen=True)

@@ -51,9 +51,15 @@ KERNELS = (
 
 
 def bernoulli_variance_of_logit(z: np.ndarray) -> np.ndarray:
-    """p(1-p) for p = sigmoid(z), computed as exp(-|z|)/(1+exp(-|z|))^2 without cancellation."""
-    e = np.exp(-np.abs(z))
-    return e / (1.0 + e) ** 2
+    """p(1-p) for p = sigmoid(z), computed as s(1-s) with s = sigmoid(-|z|) = e^{-|z|}/(1+e^{-|z|}), no cancellation.
+
+    The sigmoid is scipy's ``expit``, which calls the C library's exp one number at a time. numpy's own ``exp`` has
+    CPU-specific vector versions (AVX-512) whose last bit differs from the C library's, and in a chaotic regime one
+    last bit sends the orbit elsewhere within a few dozen steps. Every orbit of the book goes through this function
+    (the logit map's only transcendental step when eps > 0), so the orbits, and every count and exponent computed
+    from them, repeat bit for bit on any x86-64 machine, whatever vector extensions its CPU has."""
+    s = expit(-np.abs(np.asarray(z, dtype=float)))
+    return s * (1.0 - s)
 
 
 def logit_map(z: np.ndarray, a: np.ndarray, beta: np.ndarray, eps: np.ndarray) -> np.ndarray:

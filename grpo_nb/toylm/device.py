@@ -6,8 +6,8 @@
 - ``synchronize``: wait for the device's queued work (a no-op on the CPU). The trainer calls it once per
   outer iteration, so that wall times and the progress bar's ETA measure finished work; nothing inside
   the inner loop waits for the device.
-- ``describe``: the hardware in words (CPU model and cores, or the GPU's name and memory), for the
-  chapter and the benchmark.
+- ``describe``: the hardware in words (CPU model, cores, torch threads and torch's CPU capability, or the
+  GPU's name and memory), for the chapters' run details and the benchmark.
 """
 
 from __future__ import annotations
@@ -58,8 +58,11 @@ def cpu_name() -> str:
     return platform.processor() or platform.machine()
 
 
-def describe(device: torch.device) -> str:
-    """The hardware that ``device`` stands for, in words, e.g. ``"CPU: Intel Xeon, 2 cores, 1 torch thread"``."""
+def describe(device: torch.device | str = "cpu") -> str:
+    """The hardware that ``device`` stands for, in words, e.g. ``"CPU: Intel Xeon, 2 cores, 1 torch thread, torch CPU
+    capability AVX2 (torch 2.13.0); no GPU"``: what the run details of a torch chapter print next to the numbers
+    that depend on the machine."""
+    device = torch.device(device)
     if device.type == "cuda":
         props = torch.cuda.get_device_properties(device)
         memory = f"{props.total_memory / 2**30:.0f} GiB"
@@ -67,6 +70,15 @@ def describe(device: torch.device) -> str:
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     threads = torch.get_num_threads()
     return (
-        f"CPU: {cpu_name()}, {cores} cores, {threads} torch thread{'s' if threads != 1 else ''} "
-        f"(torch {torch.__version__}); no GPU"
+        f"CPU: {cpu_name()}, {cores} cores, {threads} torch thread{'s' if threads != 1 else ''}, "
+        f"torch CPU capability {cpu_capability()} (torch {torch.__version__}); no GPU"
     )
+
+
+def cpu_capability() -> str:
+    """The instruction set torch's CPU kernels dispatch to (``AVX512``, ``AVX2``, ``DEFAULT``, ...): with
+    ``ATEN_CPU_CAPABILITY`` or another CPU it changes, and with it the last bits of float results."""
+    try:
+        return torch.backends.cpu.get_cpu_capability()
+    except AttributeError:  # torch < 2.1
+        return "unknown"

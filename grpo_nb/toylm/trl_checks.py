@@ -22,6 +22,7 @@ Each check takes the formula it tests as an argument (a name), so a test can han
 from __future__ import annotations
 
 import functools
+import warnings
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -29,7 +30,7 @@ import torch
 
 from grpo_nb.advantage import group_advantage
 from grpo_nb.clipping import clipped_term
-from grpo_nb.report import Table
+from grpo_nb.report import Table, bound
 from grpo_nb.toylm.grpo import k3_kl
 from grpo_nb.toylm.trl_trainer import TRL_CONFIGS, TRLRun, TRLSetup, make_trainer, prepare_trl
 from grpo_nb.validation import check_choice
@@ -269,26 +270,35 @@ def sequence_ratio_check(probe: Probe, level: str = "sequence", formula: str | N
     return abs(loss - aggregate(-np.exp(lr) * _np(adv)[:, None], mask, "bnpo", t))
 
 
-def mu_check(num_iterations: int, steps: int = 3, lr: float = 3e-2) -> tuple[bool, float]:
+def mu_check(num_iterations: int, steps: int = 3, lr: float = 3e-2, seed: int = 0) -> tuple[bool, float]:
     """Real training steps with ``num_iterations`` = mu, a large learning rate and clip range 0.01: whether TRL
     stored old log-probabilities (it does not at mu = 1: the ratio is then pi_theta/pi_theta.detach() = 1), and the
-    largest share of clipped tokens TRL logged."""
+    largest share of clipped tokens TRL logged. ``seed`` seeds TRL's trainer and the probe's draw."""
     setup = _probe_setup()
     trainer = make_trainer(
-        setup, TRLRun("mu", 0.0, 0.01), num_iterations=num_iterations, max_steps=steps, learning_rate=lr
+        setup, TRLRun("mu", 0.0, 0.01), num_iterations=num_iterations, max_steps=steps, learning_rate=lr, seed=seed
     )
-    stored = "old_per_token_logps" in make_probe(num_iterations=num_iterations).inputs
+    stored = "old_per_token_logps" in make_probe(num_iterations=num_iterations, seed=seed).inputs
     trainer.train()
     clipped = max(h.get("clip_ratio/region_mean", 0.0) for h in trainer.state.log_history)
     return stored, float(clipped)
 
 
+def _default_config(**changes):
+    """TRL's ``GRPOConfig`` at its defaults (on the CPU). TRL 1.16 still sets transformers' deprecated
+    ``gradient_checkpointing`` (True by default), and transformers 5.23 warns about that on every construction: the
+    warning is about TRL's default, not the book's code, so it is silenced here, for this construction only."""
+    from trl import GRPOConfig
+
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=r".*gradient_checkpointing.* is deprecated", category=FutureWarning)
+        return GRPOConfig(output_dir="unused", use_cpu=True, **changes)
+
+
 def beta_default_check() -> tuple[float, bool, float]:
     """TRL's default beta, whether a trainer at that default builds a reference model, and |loss| with advantages
     0, ratio 1 and reference log-probabilities 1 nat off (a KL term would make it positive)."""
-    from trl import GRPOConfig
-
-    default = GRPOConfig(output_dir="unused", use_cpu=True, bf16=False).beta
+    default = _default_config(bf16=False).beta
     probe = make_probe(beta=default)
     loss = probe.loss(
         advantages=torch.zeros(probe.logp.shape[0], device=probe.logp.device),
@@ -317,14 +327,17 @@ def defaults_check(claimed: dict[str, object] | None = None) -> dict[str, tuple[
     """The knobs whose TRL default differs from ``claimed`` (default: the book's ``BOOK_DEFAULTS``), as
     {name: (TRL's default, the claim)}; empty when every stated default is TRL's. ``epsilon_high (trainer)`` is the
     upper clip range a trainer built at the defaults uses."""
-    from trl import GRPOConfig
-
     claimed = BOOK_DEFAULTS if claimed is None else claimed
-    config = GRPOConfig(output_dir="unused", use_cpu=True)
+    config = _default_config()
     actual = {name: getattr(config, name) for name in claimed if name != "epsilon_high (trainer)"}
     if "epsilon_high (trainer)" in claimed:
         actual["epsilon_high (trainer)"] = make_probe(beta=config.beta).trainer.epsilon_high
     return {name: (actual[name], claimed[name]) for name in claimed if actual[name] != claimed[name]}
+
+
+def _share(x: float) -> str:
+    """A clipped-token share as the check reads it: exactly 0, or above 0 (its value depends on the draw)."""
+    return "0" if x == 0 else "> 0"
 
 
 @dataclass(frozen=True)
@@ -335,8 +348,9 @@ class KnobCheck:
     passed: bool
 
 
-def knob_table() -> tuple[Table, list[KnobCheck]]:
-    """Every row of the knob map, checked by TRL's own code (module docstring)."""
+def knob_table(seed: int = 0) -> tuple[Table, list[KnobCheck]]:
+    """Every row of the knob map, checked by TRL's own code (module docstring); ``seed`` seeds every sampled draw
+    (the probes' answers, the training steps of the ``num_iterations`` row). Every row must pass at any seed."""
     rows: list[KnobCheck] = []
     wrong = defaults_check()
     rows.append(
@@ -352,18 +366,18 @@ def knob_table() -> tuple[Table, list[KnobCheck]]:
         KnobCheck(
             "`beta` (default 0)",
             "the KL weight β of Eq. (6); at 0 no KL term: the recursion's β → 0 limit, h(p) = 1",
-            f"default {default:g}; reference model built: {has_ref}; loss with π_ref 1 nat off: {loss0:.1e}",
+            f"default {default:g}; reference model built: {has_ref}; loss with π_ref 1 nat off: {bound(loss0, TOL)}",
             default == 0 and not has_ref and loss0 < TOL,
         )
     )
-    probe_kl = make_probe(beta=0.5)
+    probe_kl = make_probe(beta=0.5, seed=seed)
     gap = kl_check(probe_kl)
     gap_bc = kl_check(probe_kl, bias_correction=True)
     rows.append(
         KnobCheck(
             "`beta` > 0: the KL estimate",
             "Schulman's k3 per token, exp(d) − d − 1, d = log π_ref − log π_θ (flag below off: no ratio)",
-            f"|TRL − k3| = {gap:.1e}",
+            f"|TRL − k3| {bound(gap, TOL)}",
             gap < TOL,
         )
     )
@@ -371,25 +385,25 @@ def knob_table() -> tuple[Table, list[KnobCheck]]:
         KnobCheck(
             "`use_bias_correction_kl`",
             "on (TRL's default): k3 times the importance ratio π_θ/π_old per token",
-            f"|TRL − ratio·k3| = {gap_bc:.1e}",
+            f"|TRL − ratio·k3| {bound(gap_bc, TOL)}",
             gap_bc < TOL,
         )
     )
-    probe = make_probe(beta=0.0)
+    probe = make_probe(beta=0.0, seed=seed)
     for scale, theory in (
         ("group", "Eq. (3) with Bessel's std + 1e-4: β_eff = β√(G/(G−1)), ε ≈ 0"),
         ("batch", "mean per group, one std for the whole batch: not a per-prompt recursion"),
         ("none", "mean only (Dr. GRPO): the variants chapter's mean-only map"),
     ):
         gap = advantage_check(probe, scale)
-        rows.append(KnobCheck(f"`scale_rewards={scale}`", theory, f"max abs gap {gap:.1e}", gap < TOL))
-    stored1, clip1 = mu_check(1)
-    stored3, clip3 = mu_check(3)
+        rows.append(KnobCheck(f"`scale_rewards={scale}`", theory, f"max abs gap {bound(gap, TOL)}", gap < TOL))
+    stored1, clip1 = mu_check(1, seed=seed)
+    stored3, clip3 = mu_check(3, seed=seed)
     rows.append(
         KnobCheck(
             "`num_iterations` = μ",
             "μ inner steps per generation; at μ = 1 the ratio is 1 and the clip never acts",
-            f"μ = 1: old log-probs stored {stored1}, clipped share {clip1:.2f}; μ = 3: {stored3}, {clip3:.2f}",
+            f"μ = 1: old log-probs stored {stored1}, clipped share {_share(clip1)}; μ = 3: {stored3}, {_share(clip3)}",
             not stored1 and clip1 == 0 and stored3 and clip3 > 0,
         )
     )
@@ -399,7 +413,7 @@ def knob_table() -> tuple[Table, list[KnobCheck]]:
         KnobCheck(
             "`epsilon`, `epsilon_high`",
             "clip range [1 − ε, 1 + ε_high] of the ratio, f(x, A) = min(xA, clip(x)A)",
-            f"|TRL − book|: symmetric {gap_sym:.1e}, ε_high = 0.28: {gap_asym:.1e}",
+            f"|TRL − book|: symmetric {bound(gap_sym, TOL)}, ε_high = 0.28: {bound(gap_asym, TOL)}",
             max(gap_sym, gap_asym) < TOL,
         )
     )
@@ -408,7 +422,7 @@ def knob_table() -> tuple[Table, list[KnobCheck]]:
         KnobCheck(
             "`loss_type`",
             "grpo: mean of per-answer token means; bnpo, dapo: token mean; dr_grpo: sum/(B·L_max)",
-            ", ".join(f"{k} {v:.1e}" for k, v in gaps.items()),
+            "|TRL − book|: " + ", ".join(f"{k} {bound(v, TOL)}" for k, v in gaps.items()),
             max(gaps.values()) < TOL,
         )
     )
@@ -417,7 +431,7 @@ def knob_table() -> tuple[Table, list[KnobCheck]]:
         KnobCheck(
             "`importance_sampling_level`",
             "token: ratio per token; sequence: exp(mean of the log ratios) per answer",
-            f"|TRL − book|: token {gap_tok:.1e}, sequence {gap_seq:.1e}",
+            f"|TRL − book|: token {bound(gap_tok, TOL)}, sequence {bound(gap_seq, TOL)}",
             max(gap_seq, gap_tok) < TOL,
         )
     )

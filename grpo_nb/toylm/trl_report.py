@@ -8,6 +8,7 @@ prompt's group of G answers (``group_successes``).
 from __future__ import annotations
 
 import json
+from importlib import resources
 from pathlib import Path
 
 import numpy as np
@@ -18,8 +19,14 @@ __all__ = ["beta_zero_facts", "load_result", "per_prompt_table", "prediction_gap
 
 
 def load_result(path: str | Path) -> dict:
-    """The JSON summary of a TRL run."""
-    return json.loads(Path(path).read_text())
+    """The JSON summary of a TRL run: a file, or the name of one that ships with the package (``grpo_nb/data/``),
+    so that a chapter opened alone (Colab, an empty folder) finds the cached runs it reads."""
+    if Path(path).exists():
+        return json.loads(Path(path).read_text())
+    shipped = resources.files("grpo_nb") / "data" / str(path)
+    if not shipped.is_file():
+        raise ValueError(f"path={str(path)!r} is neither a file nor one of grpo_nb/data/'s cached runs")
+    return json.loads(shipped.read_text())
 
 
 def _arrays(result: dict, key: str) -> dict[str, np.ndarray]:

@@ -19,7 +19,7 @@ import numpy as np
 from scipy.special import softmax
 from tqdm.auto import tqdm
 
-from grpo_nb.report import Table
+from grpo_nb.report import Table, bound
 from grpo_nb.tabular.algorithm1 import make_task
 from grpo_nb.tabular.policy import expected_reward
 from grpo_nb.ustat.bandit import PromptSet, exact_gradient
@@ -71,9 +71,13 @@ def gradient_check(logits: np.ndarray, reward: np.ndarray, step: float = 1e-6) -
     return float(np.max(np.abs(exact_gradient(logits, reward) - np.array(numeric))))
 
 
+LEMMA1_TOL = 1e-12  # both identities hold to rounding; the table prints each gap as this bound
+
+
 def lemma1_check(bandit: Bandit, groups: Sequence[int], n_groups: int = 500, seed: int = 0) -> tuple[Table, float]:
     """On n_groups random groups per G: max |pairwise U-statistic - leave-one-out GRPO estimate| and
-    max |full-mean estimate - (G-1)/G leave-one-out estimate|. Returns (table, the largest of all)."""
+    max |full-mean estimate - (G-1)/G leave-one-out estimate|. Returns (table, the largest of all); the table shows
+    each gap as a bound at ``LEMMA1_TOL``."""
     logits, reward = bandit
     rows, worst = [], 0.0
     for G in groups:
@@ -82,15 +86,20 @@ def lemma1_check(bandit: Bandit, groups: Sequence[int], n_groups: int = 500, see
         u_gap = float(np.abs(pairwise_kernel_average(logits, reward, o) - loo).max())
         full = estimates_from_outcomes(logits, reward, o, "grpo_full_mean")
         f_gap = float(np.abs(full - (G - 1) / G * loo).max())
-        rows.append((str(G), n_groups, u_gap, f_gap, float(np.abs(loo).max())))
+        scale = f"{np.abs(loo).max():.3f}"
+        rows.append((str(G), str(n_groups), bound(u_gap, LEMMA1_TOL), bound(f_gap, LEMMA1_TOL), scale))
         worst = max(worst, u_gap, f_gap)
     headers = ["G", "groups", "max |U-statistic − GRPO|", "max |full mean − (G−1)/G · GRPO|", "max |GRPO| (scale)"]
-    return Table(headers, rows, ".2e"), worst
+    return Table(headers, rows), worst
+
+
+ROUTES_TOL = 1e-10  # the three routes agree to rounding; the table prints the gap as this bound
 
 
 def exact_routes(bandit: Bandit, groups: Sequence[int]) -> tuple[Table, float]:
     """Exact MSE of every estimator three ways: summing over the success count, enumerating all K^G groups, and
-    (GRPO only) the Hoeffding formula tr(Sigma)/G + 2 zeta/(G(G-1)). Returns (table, largest relative gap)."""
+    (GRPO only) the Hoeffding formula tr(Sigma)/G + 2 zeta/(G(G-1)). Returns (table, largest relative gap); the table
+    shows each gap as a bound at ``ROUTES_TOL``."""
     logits, reward = bandit
     hc = hoeffding_constants(logits, reward)
     rows, worst = [], 0.0
@@ -101,7 +110,7 @@ def exact_routes(bandit: Bandit, groups: Sequence[int]) -> tuple[Table, float]:
             formula = float(hc.grpo_mse(G)) if est == "grpo" else float("nan")
             gap = max(abs(enum / by_count - 1), abs(formula / by_count - 1) if est == "grpo" else 0.0)
             worst = max(worst, gap)
-            rows.append((str(G), est, f"{logits.size**G}", by_count, enum, formula, gap))
+            rows.append((str(G), est, f"{logits.size**G}", by_count, enum, formula, bound(gap, ROUTES_TOL)))
     headers = ["G", "estimator", "groups enumerated", "sum over k", "enumeration", "Hoeffding", "max relative gap"]
     return Table(headers, rows, ".6g"), worst
 

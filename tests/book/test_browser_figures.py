@@ -9,15 +9,14 @@ On each of the five pages with a browser figure:
 - the plotted numbers, read back from ``window.grpoFigures[id].data`` after setting the sliders to parameter sets
   that include hard prompts, beta = 1e-3 and 1e3 and eps = 0, equal what grpo_nb computes
   (:func:`tests.book.browser_reference.reference`) to 1e-9 relative in logit space;
-- a slider move redraws in under 50 ms (median of 200 moves; 200 iterations and a 400-point curve); the medians
-  are printed (``pytest -s``) and saved to tests/artifacts/browser_timings.json.
+- the slider moves that ``benchmarks/browser_redraw.py`` times redraw their figure at full size (200 iterations
+  and a 400-point curve); how fast is the benchmark's business, never an assert of this suite.
 
 Negative tests serve the page a script with a wrong formula and check that the comparison fails.
 """
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
@@ -298,20 +297,6 @@ def test_plotted_numbers_equal_grpo_nb(browser, site, doc):
     page.close()
 
 
-REDRAW_MEDIAN = """([id, key, a, b, reps]) => {
-  // a slider move as the reader makes it: new value, input event, redraw, layout; timed with performance.now
-  const f = window.grpoFigures[id], input = f.inputs[key], t = [];
-  for (let i = 0; i < reps; i++) {
-    input.value = i % 2 ? a : b;
-    const t0 = performance.now();
-    input.dispatchEvent(new Event("input"));
-    f.root.getBoundingClientRect();
-    t.push(performance.now() - t0);
-  }
-  t.sort((x, y) => x - y);
-  return t[t.length >> 1];
-}"""
-
 TIMED_MOVES = [  # (page, slider moved, two positions, settings first): every figure at n = 200 and 400-point curves
     ("book/policy_dynamics", "beta", "-0.3", "0.3", {}),
     ("book/amplification", "beta", "0.6", "0.7", {"n": 200}),
@@ -321,25 +306,29 @@ TIMED_MOVES = [  # (page, slider moved, two positions, settings first): every fi
     ("book/hard_prompts", "p_ref", "-9.2", "-6.9", {"n": 200}),  # recomputes the whole diagram
     ("book/variants", "alpha", "0.4", "0.6", {"n": 200}),
 ]
+MOVE = """([id, key, value]) => {
+  // a slider move as the reader makes it: new value, input event; returns the figure's data afterwards
+  const f = window.grpoFigures[id], input = f.inputs[key];
+  input.value = value;
+  input.dispatchEvent(new Event("input"));
+  return f.data;
+}"""
 
 
 @pytest.mark.browser
-def test_a_slider_move_redraws_in_under_50_ms(browser, site):
-    medians = {}
+def test_the_benchmarked_slider_moves_redraw_at_full_size(browser, site):
+    """The moves ``benchmarks/browser_redraw.py`` times (no time is asserted here): each redraws the figure with
+    200 iterations and a 400-point curve, and the second position gives other numbers than the first."""
     for doc, key, a, b, settings in TIMED_MOVES:
         page = open_page(browser, site, doc)
         fid, kind = FIGURES[doc]
         data = page.evaluate("([id, s]) => window.grpoFigures[id].set(s)", [fid, settings])
         if kind in ("orbit", "bifurcation", "variant"):
             assert len(data["z"]) == 201 and len(data["x"]) == 400
-        page.evaluate(REDRAW_MEDIAN, [fid, key, a, b, 20])  # warm-up
-        label = f"{Path(doc).name}: {key}" + (" (logit axes)" if settings.get("logitAxes") else "")
-        medians[label] = page.evaluate(REDRAW_MEDIAN, [fid, key, a, b, 200])
+        first = page.evaluate(MOVE, [fid, key, a])
+        second = page.evaluate(MOVE, [fid, key, b])
+        assert first != second, (doc, key)
         page.close()
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    (ARTIFACTS / "browser_timings.json").write_text(json.dumps(medians, indent=2))
-    print("\nmedian redraw per slider move (ms, 200 moves):", json.dumps(medians, indent=2))
-    assert all(ms < 50.0 for ms in medians.values()), medians
 
 
 WRONG_FORMULAS = {  # a wrong formula in the browser script, the page that shows it, and what the comparison reports

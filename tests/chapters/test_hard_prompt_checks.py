@@ -159,8 +159,16 @@ def test_chaos_check_confirms_the_chaotic_case() -> None:
     c = checks.chaos_check(*CHAOTIC_CASE, n_pairs=2, n_rate=400, dps_check=80)
     assert c.kind.kind == "chaotic" and np.all(c.separation.growth_steps > 0)
     assert c.linearisation_error < 1e-3 and c.precision_error < 1e-9
-    assert abs(c.renormalised_rate - c.kind.lyapunov) < 0.1 * c.kind.lyapunov
-    assert len(c.rows) == 1 and len(c.rows[0]) == 5
+    assert 0 < c.rate_se < 0.1 * c.kind.lyapunov  # a 400-step exponent scatters by a few per cent of lambda
+    assert abs(c.renormalised_rate - c.kind.lyapunov) < 4 * np.sqrt(2) * c.rate_se
+    assert len(c.rows) == 1 and len(c.rows[0]) == 6
+
+
+def test_finite_time_exponent_se_shrinks_like_one_over_root_n() -> None:
+    short, long = (checks.finite_time_exponent_se(*CHAOTIC_CASE, n) for n in (250, 4000))
+    assert 2 < short / long < 8  # sqrt(16) = 4 for independent stretches
+    with pytest.raises(ValueError, match="n_batches"):
+        checks.finite_time_exponent_se(*CHAOTIC_CASE, 100, n_batches=1)
 
 
 def test_chaos_check_on_a_cycle_finds_no_growth() -> None:

@@ -67,6 +67,38 @@ def test_bootstrap_installs_from_this_repository_and_never_torch():
     assert "torch" not in source.replace("never touches Colab's torch", "")
 
 
+INSTALL_CELLS = [  # (chapter, the module whose absence makes the cell install, what the error names)
+    ("intro", "grpo_nb", "pip could not install grpo_nb"),
+    ("trl_grpo", "trl", "pip could not install TRL"),
+]
+
+
+@pytest.mark.parametrize(("chapter", "module", "message"), INSTALL_CELLS)
+def test_an_install_cell_stops_at_once_with_pips_message(chapter, module, message, monkeypatch):
+    import importlib.util
+    import subprocess
+    import sys
+
+    names = {"importlib": importlib, "subprocess": subprocess, "sys": sys}  # what the bootstrap cell imported
+    nb = nbformat.read(BOOK / f"{chapter}.ipynb", as_version=4)
+    source = next(c.source for c in nb.cells if c.cell_type == "code" and f'find_spec("{module}") is None' in c.source)
+    assert "%pip" not in source, "IPython's %pip does not stop the notebook when pip fails"
+    calls = []
+
+    def pip(args, **kwargs):
+        calls.append(args)
+        return subprocess.CompletedProcess(args, 1, "", "ERROR: No matching distribution (no network)")
+
+    monkeypatch.setattr(subprocess, "run", pip)
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: object())
+    exec(source, dict(names))  # the module is importable: nothing to install
+    assert not calls
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None)
+    with pytest.raises(RuntimeError, match=f"{message}:\nERROR: No matching distribution"):
+        exec(source, dict(names))
+    assert calls and calls[0][1:4] == ["-m", "pip", "install"]
+
+
 def test_every_chapter_is_in_the_toc_and_every_toc_entry_exists():
     listed = set(toc_files())
     for nb in NOTEBOOKS:

@@ -16,11 +16,12 @@ pytest.importorskip("trl")
 os.environ["HF_HUB_OFFLINE"] = "1"
 
 from grpo_nb.toylm import trl_checks as tc  # noqa: E402
+from grpo_nb.toylm import trl_report  # noqa: E402
 from grpo_nb.toylm.trl_trainer import beta_effective  # noqa: E402
 from tests.book_layout import ROOT  # noqa: E402
 
 TOL = tc.TOL
-CACHED = ROOT / "book" / "data" / "trl_full.json"
+CACHED = ROOT / "grpo_nb" / "data" / "trl_full.json"
 
 
 def _pins() -> dict[str, str]:
@@ -161,3 +162,12 @@ def test_the_trajectory_figure_draws_from_the_cached_run():
     result = trl_report.load_result(CACHED)
     fig = plot_trl_trajectories(**trl_report.trajectories(result, list(result["runs"])))
     assert len(fig.axes) == 3
+
+
+def test_the_cached_runs_ship_with_the_package_and_load_by_name(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # a chapter opened alone: no repository around it
+    assert trl_report.load_result("trl_full.json") == json.loads(CACHED.read_text())
+    with pytest.raises(ValueError, match="path='no_such_run.json'"):
+        trl_report.load_result("no_such_run.json")
+    pyproject = (ROOT / "pyproject.toml").read_text()
+    assert '"data/*.json"' in pyproject, "grpo_nb/data must be package data, or a wheel leaves it out"

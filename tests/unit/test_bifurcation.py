@@ -115,10 +115,13 @@ def test_high_precision_confirms_chaos() -> None:
 
 
 def test_renormalised_rate_is_the_lyapunov_exponent() -> None:
-    for case, rel in ((CHAOTIC_CASE, 0.02), (TWO_CYCLE_CASE, 1e-6)):
-        lam = orbit_kind(*case, n_lyapunov=20000).lyapunov
-        rate = renormalised_separation_rate(*case, n=3000)
-        assert abs(rate - lam) <= rel * abs(lam)
+    from grpo_nb.dynamics.hard_prompt_checks import finite_time_exponent_se
+
+    lam = orbit_kind(*CHAOTIC_CASE, n_lyapunov=20000).lyapunov  # chaos: a 3000-step rate scatters around lambda
+    rate = renormalised_separation_rate(*CHAOTIC_CASE, n=3000)
+    assert abs(rate - lam) <= 4 * finite_time_exponent_se(*CHAOTIC_CASE, 3000)
+    lam = orbit_kind(*TWO_CYCLE_CASE, n_lyapunov=20000).lyapunov  # a stable cycle: no scatter
+    assert abs(renormalised_separation_rate(*TWO_CYCLE_CASE, n=3000) - lam) <= 1e-6 * abs(lam)
 
 
 def test_high_precision_control_two_cycle_contracts() -> None:

@@ -258,3 +258,4 @@ def test_resolve_device():
 def test_describe_names_the_hardware():
     text = describe(torch.device("cpu"))
     assert text.startswith("CPU: ") and " cores" in text and "torch thread" in text
+    assert f"torch CPU capability {torch.backends.cpu.get_cpu_capability()}" in text

@@ -1,0 +1,76 @@
+"""How fast the hosted book's browser figures redraw when a reader moves a slider, in headless Chromium.
+
+    python benchmarks/browser_redraw.py [--html _build/html] [--moves 200] [--out timings.json]
+
+Builds the book as the site is built (or serves ``--html``), opens each page with a browser figure in the system
+Chromium (Playwright; every request off 127.0.0.1 aborted), sets every figure to 200 iterations and a 400-point
+curve, and times slider moves as a reader makes them (new value, ``input`` event, redraw, layout; ``performance.now``
+in the page). Reported per slider: the median of ``--moves`` moves, and its ratio to a baseline measured in the same
+page: the same event dispatched to a detached input that no figure listens to (the cost of the timing itself). The
+test suite checks that these moves redraw (``tests/book/test_browser_figures.py``); this script says how fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tests.book.browser_checks import launch_chromium  # noqa: E402
+from tests.book.test_browser_figures import FIGURES, TIMED_MOVES, open_page  # noqa: E402
+from tests.conftest import build_book, serve_folder  # noqa: E402
+
+# One timing loop for both: the figure's own slider (key given), or a detached input no figure listens to (key null).
+MOVE_MEDIAN = """([id, key, a, b, reps]) => {
+  const f = window.grpoFigures[id], t = [];
+  const input = key === null ? Object.assign(document.createElement("input"), {type: "range"}) : f.inputs[key];
+  for (let i = 0; i < reps; i++) {
+    input.value = i % 2 ? a : b;
+    const t0 = performance.now();
+    input.dispatchEvent(new Event("input"));
+    f.root.getBoundingClientRect();
+    t.push(performance.now() - t0);
+  }
+  t.sort((x, y) => x - y);
+  return t[t.length >> 1];
+}"""
+
+
+def measure(url: str, moves: int) -> dict[str, dict[str, float]]:
+    out = {}
+    with launch_chromium() as browser:
+        for doc, key, a, b, settings in TIMED_MOVES:
+            page = open_page(browser, {"url": url}, doc)
+            fid, _ = FIGURES[doc]
+            page.evaluate("([id, s]) => window.grpoFigures[id].set(s)", [fid, settings])
+            page.evaluate(MOVE_MEDIAN, [fid, key, a, b, 20])  # warm-up
+            redraw = page.evaluate(MOVE_MEDIAN, [fid, key, a, b, moves])
+            base = page.evaluate(MOVE_MEDIAN, [fid, None, "0", "1", moves])
+            label = f"{Path(doc).name}: {key}" + (" (logit axes)" if settings.get("logitAxes") else "")
+            out[label] = {"median_ms": redraw, "baseline_ms": base, "ratio": redraw / max(base, 1e-3)}
+            page.close()
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--html", type=Path, default=None, help="a built book's HTML folder (default: build one)")
+    parser.add_argument("--moves", type=int, default=200)
+    parser.add_argument("--out", type=Path, default=None)
+    args = parser.parse_args()
+    html = args.html or build_book(Path(tempfile.mkdtemp(prefix="book-")))
+    with serve_folder(html) as url:
+        result = measure(url, args.moves)
+    for label, r in result.items():
+        print(f"{label:40s} median {r['median_ms']:7.2f} ms   baseline {r['baseline_ms']:6.3f} ms   x{r['ratio']:.0f}")
+    if args.out:
+        args.out.write_text(json.dumps(result, indent=2))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,134 @@
+"""Running a chapter the way a reader's machine does: alone, in an empty folder, on another CPU, at another seed.
+
+- ``install_package``: a non-editable install of ``grpo_nb`` (``pip install --no-deps --target``, from a copy of the
+  package and its ``pyproject.toml``): only what a wheel ships, package data included, as Colab gets it;
+- ``other_machine_env``: the environment of a kernel that stands for another machine: that install first on the
+  path, torch's CPU kernels without vector extensions (``ATEN_CPU_CAPABILITY=default``), one thread
+  (``OMP_NUM_THREADS=1``), and numpy's transcendental functions moved by one unit in the last place (an IPython
+  startup file of the kernel), as another CPU's vector maths library may round them;
+- ``with_seed``: a copy of a notebook whose ``parameters`` cell is followed by ``SEED = seed``;
+- ``run_nbval``: nbval over one notebook (optionally at another seed) copied into an empty folder, outputs compared
+  with the committed ones. At another seed the comparison still holds for every output nbval compares: what a
+  chapter prints from a draw sits in a cell tagged ``nbval-ignore-output``, and every other output (a verdict, a
+  table of exact values) must not depend on the seed.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import nbformat
+
+from tests.book_layout import ROOT
+
+TORCH_CHAPTERS = ("parametric_grpo", "trl_grpo", "group_size")  # chapters whose outputs come from torch
+SEEDED_CHAPTERS = ("parametric_grpo", "trl_grpo")  # torch chapters whose every later cell depends on SEED
+
+# Loaded by the kernel before the notebook's first cell: every float result of these numpy functions that is not
+# exact (0, +-1, inf, nan) moves one unit in the last place towards 0. A CPU with other vector extensions (numpy's
+# AVX-512 versions of exp and log, say) can differ from this machine in exactly such last bits.
+ONE_ULP_OFF = """
+import numpy as _np
+
+
+def _one_ulp_off(f):
+    def moved(*args, **kwargs):
+        r = f(*args, **kwargs)
+        if isinstance(r, (_np.ndarray, _np.floating)) and _np.issubdtype(_np.asarray(r).dtype, _np.floating):
+            a = _np.asarray(r)
+            inexact = _np.isfinite(a) & (a != 0) & (_np.abs(a) != 1)
+            if isinstance(r, _np.ndarray):
+                _np.copyto(r, _np.nextafter(r, 0.0), where=inexact)
+                return r
+            return _np.nextafter(r, 0.0) if inexact else r
+        return r
+
+    return moved
+
+
+for _name in NAMES:
+    setattr(_np, _name, _one_ulp_off(getattr(_np, _name)))
+"""
+ONE_ULP_NAMES = ("exp", "expm1", "exp2", "log", "log1p", "log2", "log10", "sinh", "cosh", "tanh", "arctan", "arcsin")
+ONE_ULP_OFF = f"NAMES = {ONE_ULP_NAMES!r}\n" + ONE_ULP_OFF
+
+
+def install_package(target: Path) -> Path:
+    """``grpo_nb`` installed non-editable into ``target/site``; returns that folder."""
+    src = target / "src"
+    shutil.copytree(ROOT / "grpo_nb", src / "grpo_nb", ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, src / name)
+    site = target / "site"
+    cmd = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation"]
+    proc = subprocess.run([*cmd, "--target", str(site), str(src)], capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return site
+
+
+def other_machine_env(site: Path, ipython_dir: Path) -> dict[str, str]:
+    """A kernel environment that imports grpo_nb from ``site`` and stands for another machine (module docstring)."""
+    startup = ipython_dir / "profile_default" / "startup"
+    startup.mkdir(parents=True, exist_ok=True)
+    (startup / "00-one-ulp-off.py").write_text(ONE_ULP_OFF)
+    env = dict(os.environ)
+    env.update(
+        PYTHONPATH=str(site),
+        IPYTHONDIR=str(ipython_dir),
+        ATEN_CPU_CAPABILITY="default",
+        OMP_NUM_THREADS="1",
+        MKL_NUM_THREADS="1",
+        HF_HUB_OFFLINE="1",
+    )
+    return env
+
+
+def with_seed(nb: nbformat.NotebookNode, seed: int) -> nbformat.NotebookNode:
+    """A copy of ``nb`` whose ``parameters`` cell is followed by a cell that sets ``SEED = seed``.
+
+    Where later cells are tagged ``seeded`` (a chapter whose sampled runs are one section of many), only those run
+    after the ``parameters`` cell: the rest of the page does not depend on the seed. Otherwise every cell runs."""
+    nb = nbformat.from_dict(nb)
+    index = next((i for i, c in enumerate(nb.cells) if "parameters" in c.metadata.get("tags", [])), None)
+    if index is None:
+        raise ValueError("the notebook has no cell tagged 'parameters'")
+    later = nb.cells[index + 1 :]
+    if any("seeded" in c.metadata.get("tags", []) for c in later):
+        later = [c for c in later if "seeded" in c.metadata.get("tags", [])]
+    nb.cells = [*nb.cells[: index + 1], nbformat.v4.new_code_cell(f"SEED = {seed}"), *later]
+    return nb
+
+
+def run_nbval(
+    notebook: Path, folder: Path, env: dict[str, str], seed: int | None = None
+) -> subprocess.CompletedProcess:
+    """nbval over ``notebook`` copied alone into the empty ``folder`` (with the suite's sanitising rules and its
+    widget-view filter), in ``env``; at ``seed`` (``with_seed``) when one is given. Returns the finished process
+    (returncode 0: every cell ran and every compared output is as committed)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    assert not any(folder.iterdir()), f"{folder} is not empty"
+    target = folder / f"{notebook.stem}.ipynb"
+    if seed is None:
+        shutil.copy(notebook, target)
+    else:
+        nbformat.write(with_seed(nbformat.read(notebook, as_version=4), seed), target)
+    shutil.copy(ROOT / "tests" / "nbval_sanitize.cfg", folder / "sanitize.cfg")
+    shutil.copy(ROOT / "conftest.py", folder / "conftest.py")  # leaves widget views out of the comparison
+    (folder / "pytest.ini").write_text("[pytest]\n")
+    cmd = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--nbval", target.name]
+    cmd += ["--nbval-sanitize-with", "sanitize.cfg", "--nbval-cell-timeout", "600", "--rootdir", str(folder)]
+    return subprocess.run(cmd, cwd=folder, env=env, capture_output=True, text=True, timeout=3600)
+
+
+def check_alone(notebook: Path, env: dict[str, str], folder: Path, seed: int | None = None) -> None:
+    """Assert that ``run_nbval`` passes; print the run's time (shown with ``pytest -s``, never asserted)."""
+    start = time.perf_counter()
+    proc = run_nbval(notebook, folder, env, seed)
+    at = "" if seed is None else f" at SEED = {seed}"
+    print(f"{notebook.stem}{at}: {time.perf_counter() - start:.0f} s alone")
+    assert proc.returncode == 0, f"{notebook.name}{at}, opened alone on another machine:\n{proc.stdout[-6000:]}"
