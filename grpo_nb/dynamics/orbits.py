@@ -29,6 +29,7 @@ import numpy as np
 from scipy.special import expit, logit
 
 from grpo_nb.dynamics.fixed_points import THEOREM2
+from grpo_nb.dynamics.map import iterate_logit, log_abs_logit_map_slope
 from grpo_nb.dynamics.recursions import LogitRecursion
 from grpo_nb.validation import check_map_params, check_positive_int
 
@@ -39,6 +40,7 @@ __all__ = [
     "OrbitSummary",
     "attractor",
     "classify_orbits",
+    "finite_time_exponent_se",
     "orbit_kind",
 ]
 
@@ -290,3 +292,20 @@ def attractor(
     start = int(np.argmin(cycle))
     cycle = np.roll(cycle, -start)
     return tuple(float(p) for p in expit(cycle))
+
+
+def finite_time_exponent_se(
+    p_ref: object, beta: object, eps: object, n: int, *, n_batches: int = 30, transient: int = 2000
+) -> float:
+    """Standard error of an ``n``-step Lyapunov exponent of the orbit from ``p_ref``: the standard deviation of
+    ``n_batches`` consecutive ``n``-step averages of log|g'| (after ``transient`` steps), the batch-means estimate of
+    the spread of finite-time exponents (Lyapunov exponent = orbit average of log|g'|, Prop. 1 in logits).
+
+    It says how far two finite-time rates of one chaotic orbit can honestly be apart: the hard-prompts chapter's
+    check in high precision holds its rates to it, and so do the tests of Benettin's rate
+    (:func:`grpo_nb.dynamics.high_precision.renormalised_separation_rate`)."""
+    n = check_positive_int("n", n, minimum=10)
+    n_batches = check_positive_int("n_batches", n_batches, minimum=2)
+    z = iterate_logit(p_ref, beta, eps, transient + n * n_batches)[transient + 1 :]
+    slopes = log_abs_logit_map_slope(z, beta, eps).reshape(n_batches, n)
+    return float(slopes.mean(axis=1).std(ddof=1))

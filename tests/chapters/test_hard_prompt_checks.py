@@ -1,4 +1,4 @@
-"""Tests of grpo_nb.dynamics.hard_prompt_checks: each analysis of the hard-prompts chapter reports what holds, and
+"""Tests of grpo_nb.chapters.hard_prompts: each analysis of the hard-prompts chapter reports what holds, and
 reports a failure when it is fed a wrong map or a doctored diagram; bad input raises ValueError naming the parameter."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from scipy.special import expit, logit
 
-from grpo_nb.dynamics import hard_prompt_checks as checks
+from grpo_nb.chapters import hard_prompts as checks
 from grpo_nb.dynamics.bifurcation import FEIGENBAUM_DELTA, bifurcation_diagram
 from grpo_nb.dynamics.map import logit_map
 from grpo_nb.dynamics.orbits import ChaoticOrbitError, OrbitClass
@@ -162,13 +162,6 @@ def test_chaos_check_confirms_the_chaotic_case() -> None:
     assert 0 < c.rate_se < 0.1 * c.kind.lyapunov  # a 400-step exponent scatters by a few per cent of lambda
     assert abs(c.renormalised_rate - c.kind.lyapunov) < 4 * np.sqrt(2) * c.rate_se
     assert len(c.rows) == 1 and len(c.rows[0]) == 6
-
-
-def test_finite_time_exponent_se_shrinks_like_one_over_root_n() -> None:
-    short, long = (checks.finite_time_exponent_se(*CHAOTIC_CASE, n) for n in (250, 4000))
-    assert 2 < short / long < 8  # sqrt(16) = 4 for independent stretches
-    with pytest.raises(ValueError, match="n_batches"):
-        checks.finite_time_exponent_se(*CHAOTIC_CASE, 100, n_batches=1)
 
 
 def test_chaos_check_on_a_cycle_finds_no_growth() -> None:

@@ -1,6 +1,7 @@
-"""Tests of the amplification chapter's beta sections: condition (2)'s small-beta growth and its prompt-free end,
-Theorem 4's hypothesis against amplification, Remark 2's per-prompt and uniform bounds, and the practical betas.
-Each check is also fed a wrong formula or a wrong condition, and must then fail."""
+"""Tests of the math behind the amplification chapter's beta sections: Theorem 4's hypothesis against amplification,
+Remark 2's per-prompt and uniform bounds, and the practical betas. Each check is also fed a wrong formula or a wrong
+condition, and must then fail. (Condition (2)'s small-beta growth and its prompt-free end are chapter analyses,
+:mod:`grpo_nb.chapters.amplification`: their tests are in tests/chapters/test_chapter_checks.py.)"""
 
 from __future__ import annotations
 
@@ -8,45 +9,10 @@ import numpy as np
 import pytest
 from scipy.special import expit
 
-from grpo_nb.dynamics import amplification_checks as amp
 from grpo_nb.dynamics import practical_beta as pb
 from grpo_nb.dynamics import theorem4_hypothesis as t4h
 from grpo_nb.dynamics import uniform_beta as ub
 from grpo_nb.dynamics.regimes import Regime
-
-EPS = np.array([0.0, 1e-5, 1e-2, 1.0])
-
-
-def test_cosh2_grows_with_the_derived_exponent_and_not_with_one():
-    _, ok = amp.condition2_small_beta_growth(EPS, 1 / np.sqrt(0.25 + EPS))
-    assert all(ok)
-    assert not any(amp.condition2_small_beta_growth(EPS, np.ones(4))[1])  # the old e^{1/beta}
-    assert not any(amp.condition2_small_beta_growth(EPS, 1.001 / np.sqrt(0.25 + EPS))[1])  # off by 0.1 %
-    with pytest.raises(ValueError, match="claimed"):
-        amp.condition2_small_beta_growth(EPS, [2.0])
-
-
-def test_condition2_everywhere_matches_the_failure_region():
-    beta = np.logspace(-3, 3, 241)
-    p = expit(np.linspace(0.0, 20.0, 241))[1:]
-    _, region = amp.condition2_failure_region(p, beta, [1e-5, 1e-3, 1e-2])
-    _, ends = amp.condition2_everywhere([1e-5, 1e-3, 1e-2])
-    for eps, (lhs_min, _, rhs_max, cap) in ends.items():
-        assert rhs_max < cap
-        assert (lhs_min >= rhs_max) == (region[eps][0] == 0)  # "holds everywhere" iff the grid sees no failure
-        if region[eps][0]:
-            assert region[eps][1][1] < cap  # no failure above 1/(3^1.5 sqrt eps)
-
-
-def test_theorem4_stability_check_fails_with_a_wrong_bound(monkeypatch):
-    p_ref = expit(np.linspace(-6, 6, 10))[:, None]
-    beta = np.logspace(-1.5, 1.5, 10)[None, :]
-    c = amp.theorem4_stability_check(p_ref, beta, 1e-5)
-    assert c.max_relative_error < 1e-5 and c.bound_matches_stability and c.n_fixed_points > 100
-    real = amp.theorem4_beta_bound_logit
-    monkeypatch.setattr(amp, "theorem4_beta_bound_logit", lambda z, e: real(z, 2 * e))  # eps -> 2 eps
-    assert amp.theorem4_stability_check(p_ref, beta, 1e-5).max_relative_error > 1e-2
-
 
 P4 = np.array([0.9, 0.3, 0.01, 1e-4])[:, None]
 B4 = np.logspace(-2, 2, 41)[None, :]
@@ -122,10 +88,6 @@ def test_k3_gradient_is_the_reverse_kl_gradient_and_the_ratio_fixes_it():
 
 
 def test_negative_checks_of_the_beta_sections():
-    _, ends = amp.condition2_everywhere([1e-5])
-    lhs_min, _, rhs_max, cap = ends[1e-5]
-    assert rhs_max > 1 / (5.5 * np.sqrt(1e-5))  # a tighter claimed bound on the right-hand side is false
-    assert lhs_min < rhs_max  # so (2) fails somewhere at eps = 1e-5
     _, maps = pb.practice_regime_table([1e-3], [5.0], [1e-5])  # beta = 5 is no practical beta: the orbit cycles
     assert maps[1e-5].regime[0, 0] == Regime.CYCLE
     lim = pb.small_beta_limit(0.3, 1e-5, [1e-1, 1e-2])

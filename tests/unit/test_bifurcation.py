@@ -26,7 +26,7 @@ from grpo_nb.dynamics.high_precision import (
     separation_test,
 )
 from grpo_nb.dynamics.map import iterate_logit
-from grpo_nb.dynamics.orbits import OrbitClass, classify_orbits, orbit_kind
+from grpo_nb.dynamics.orbits import OrbitClass, classify_orbits, finite_time_exponent_se, orbit_kind
 
 CASCADE = (1e-4, 1e-5)  # p_ref, eps of the chapter's cascade
 CHAOTIC_CASE = (1e-4, 5.2, 1e-5)
@@ -115,8 +115,6 @@ def test_high_precision_confirms_chaos() -> None:
 
 
 def test_renormalised_rate_is_the_lyapunov_exponent() -> None:
-    from grpo_nb.dynamics.hard_prompt_checks import finite_time_exponent_se
-
     lam = orbit_kind(*CHAOTIC_CASE, n_lyapunov=20000).lyapunov  # chaos: a 3000-step rate scatters around lambda
     rate = renormalised_separation_rate(*CHAOTIC_CASE, n=3000)
     assert abs(rate - lam) <= 4 * finite_time_exponent_se(*CHAOTIC_CASE, 3000)

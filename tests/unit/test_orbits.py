@@ -15,6 +15,7 @@ from grpo_nb.dynamics.orbits import (
     OrbitKind,
     attractor,
     classify_orbits,
+    finite_time_exponent_se,
     orbit_kind,
 )
 
@@ -166,3 +167,13 @@ def test_scalar_orbit_that_needs_extra_rounds_is_classified() -> None:
     s = classify_orbits(expit(-13.0), 10**2.09375, 0.0, transient=200, n_keep=64, max_period=16, n_lyapunov=256)
     assert s.kind.shape == () and s.limit_logits.shape == (64,)
     assert int(s.kind) == OrbitClass.FIXED_POINT and int(s.period) == 1
+
+
+def test_finite_time_exponent_se_shrinks_like_one_over_root_n() -> None:
+    short, long = (finite_time_exponent_se(*CHAOTIC_CASE, n) for n in (250, 4000))
+    assert 2 < short / long < 8  # sqrt(16) = 4 for independent stretches
+    assert finite_time_exponent_se(*TWO_CYCLE_CASE, 250) < 1e-6 * short  # a stable cycle: no scatter
+    with pytest.raises(ValueError, match="n_batches"):
+        finite_time_exponent_se(*CHAOTIC_CASE, 100, n_batches=1)
+    with pytest.raises(ValueError, match=r"^n=5 is out of range"):
+        finite_time_exponent_se(*CHAOTIC_CASE, 5)

@@ -1,18 +1,26 @@
-"""The amplification chapter's numerical checks of paper §4, each returning its table and the values its asserts need.
+"""The analyses of the chapter "Amplification and convergence" (``book/amplification.md``, paper §4), each returning
+its table and the values the chapter's asserts need; the section of the chapter that uses each is named in brackets.
 
-* :func:`theorem3_survey`: Theorem 3 in logit form over a (p_ref, beta) grid for several eps: the gap
-  logit p* - logit p_ref against its margin 1/(beta sqrt(1/4 + eps)), where condition (2) fails, and the orbit.
-* :func:`condition2_failure_region`: where Theorem 3's printed condition (2) fails, as beta and p_ref ranges.
-* :func:`condition2_small_beta_growth`: the exponent with which the left-hand side of condition (2) grows as
-  beta -> 0, fitted and compared with a claimed exponent.
-* :func:`condition2_everywhere`: whether condition (2) holds for every (beta, p_ref) at an eps, because the
-  smallest left-hand side over beta exceeds the largest right-hand side over p_ref.
-* :func:`theorem4_stability_check`: Lemma 1 / Theorem 4's bound B(p*) against the fixed points' slopes, and
-  perturbed orbits that stay (stable) or leave (unstable).
-* :func:`beta_bound_peaks`: the peak of B(p*) per eps against its small-eps value 1/(3^{3/2} sqrt(eps)).
-* :func:`orbit_table`: where the orbit from p_ref goes for each (beta, p_ref) of Fig. 5.
-* :func:`two_cycle_report`: the "divergent" case of Fig. 5 as a 2-cycle, with its multiplier and fixed points.
-* :func:`regime_count_table`: the regime maps' counts per regime.
+* :func:`theorem3_survey` ("Amplification (Theorem 3)"): Theorem 3 in logit form over a (p_ref, beta) grid for
+  several eps: the gap logit p* - logit p_ref against its margin 1/(beta sqrt(1/4 + eps)), where condition (2)
+  fails, and the orbit.
+* :func:`condition2_failure_region`, :func:`condition2_small_beta_growth`, :func:`condition2_everywhere`
+  ("Fig. 3: where condition (2) holds"): where Theorem 3's printed condition (2) fails, as beta and p_ref ranges; the
+  exponent with which its left-hand side grows as beta -> 0, fitted and compared with a claimed exponent; whether it
+  holds for every (beta, p_ref) at an eps, because the smallest left-hand side over beta exceeds the largest
+  right-hand side over p_ref.
+* :func:`theorem4_stability_check` ("Local convergence (Theorem 4 and Lemma 1)"): Lemma 1 / Theorem 4's bound B(p*)
+  against the fixed points' slopes, and perturbed orbits that stay (stable) or leave (unstable).
+* :func:`beta_bound_peaks` ("Fig. 4: the bound on β"): the peak of B(p*) per eps against its small-eps value
+  1/(3^{3/2} sqrt(eps)).
+* :func:`orbit_table` ("Fig. 5: what the iterations do"): where the orbit from p_ref goes for each (beta, p_ref).
+* :func:`two_cycle_report` ('The "divergent" case is a stable 2-cycle'): the "divergent" case of Fig. 5 as a
+  2-cycle, with its multiplier and fixed points.
+* :func:`regime_count_table` ("A map of the regimes"): the regime maps' counts per regime.
+
+The formulas they check live in :mod:`grpo_nb.dynamics` (``map``, ``paper_bounds``, ``fixed_points``, ``orbits``);
+the negative tests replace those names in this module (``amplification_gap``, ``theorem4_beta_bound_logit``) with
+wrong formulas and see the verdicts fail.
 """
 
 from __future__ import annotations
@@ -39,6 +47,15 @@ from grpo_nb.report import Table, bound
 from grpo_nb.validation import check_map_params, check_positive_int
 
 __all__ = [
+    "BoundPeak",
+    "BoundPeaks",
+    "Condition2Everywhere",
+    "Condition2Extremes",
+    "Condition2Failures",
+    "ExponentFit",
+    "FailureRegion",
+    "OrbitTable",
+    "Perturbed",
     "StabilityCheck",
     "Theorem3Survey",
     "TwoCycle",
@@ -56,18 +73,21 @@ __all__ = [
 
 @dataclass(frozen=True)
 class Theorem3Survey:
-    """Per eps: whether every gap reached its margin and every orbit gap was positive; the table; the eps = 0 escape."""
+    """:func:`theorem3_survey`'s table and, per eps: whether every gap reached its margin, whether every orbit gap was
+    positive, and how many grid points fail condition (2) although h has a fixed point there; then the share of the
+    fixed-point-free grid points whose logit reached +inf at eps = 0 (NaN if eps = 0 was not surveyed)."""
 
     table: Table
     gap_reaches_margin: list[bool]
     orbit_gaps_positive: list[bool]
+    failing_with_fixed_point: list[int]
     escaped_share_eps0: float
 
 
 def theorem3_survey(
     p_ref: np.ndarray, beta: np.ndarray, eps_values: Sequence[float], n_iter: int = 30
 ) -> Theorem3Survey:
-    """Theorem 3 in logit form on the broadcast (p_ref, beta) grid, for each eps.
+    """Theorem 3 in logit form on the broadcast (p_ref, beta) grid, for each eps (section "Amplification (Theorem 3)").
 
     The gap min_{p*} logit p* - logit p_ref (NaN where h has no fixed point) against its margin
     1/(beta sqrt(1/4 + eps)) (relative tolerance 1e-9), condition (2)'s failures, and logit p_n - logit p_ref over
@@ -76,7 +96,7 @@ def theorem3_survey(
     """
     check_map_params(p_ref, beta, 0.0)
     n_iter = check_positive_int("n_iter", n_iter)
-    rows, reaches, positive, share = [], [], [], float("nan")
+    rows, reaches, positive, failing, share = [], [], [], [], float("nan")
     for eps in tqdm(list(eps_values), desc="eps"):
         gap = amplification_gap(p_ref, beta, eps)
         bound = np.broadcast_to(logit_map_margin(beta, eps), gap.shape)
@@ -90,7 +110,8 @@ def theorem3_survey(
         if eps == 0:
             share = float(np.mean(np.isposinf(z[-1][~has])))
         ratio = float(np.min(gap[has] / bound[has]))
-        rows.append([eps, f"{has.sum()}", f"{fails.sum()}", f"{(fails & has).sum()}", ratio, float(orbit_gap.min())])
+        failing.append(int((fails & has).sum()))
+        rows.append([eps, f"{has.sum()}", f"{fails.sum()}", f"{failing[-1]}", ratio, float(orbit_gap.min())])
     headers = [
         "ε",
         "points with a fixed point",
@@ -99,14 +120,34 @@ def theorem3_survey(
         "min gap / margin",
         f"min over {n_iter} iterates of logit p_n − logit p_ref",
     ]
-    return Theorem3Survey(Table(headers, rows, ".4g"), reaches, positive, share)
+    return Theorem3Survey(Table(headers, rows, ".4g"), reaches, positive, failing, share)
 
 
-def condition2_failure_region(p_ref: np.ndarray, beta: np.ndarray, eps_values: Sequence[float]) -> tuple[Table, dict]:
-    """Where condition (2) of Theorem 3 fails on the (p_ref, beta) grid (1-D each), per eps.
+@dataclass(frozen=True)
+class Condition2Failures:
+    """Where condition (2) fails at one eps: how many grid points, the beta and p_ref ranges they span (None where
+    nothing fails), and whether it fails at the smallest or the largest beta of the grid."""
 
-    Returns the table and, per eps, (number of failures, (beta_min, beta_max), (p_min, p_max), fails at an end of the
-    beta range); the ranges are None where nothing fails.
+    n_failing: int
+    beta_range: tuple[float, float] | None
+    p_ref_range: tuple[float, float] | None
+    fails_at_a_beta_end: bool
+
+
+@dataclass(frozen=True)
+class FailureRegion:
+    """:func:`condition2_failure_region`'s table and one :class:`Condition2Failures` per eps (keyed by eps)."""
+
+    table: Table
+    by_eps: dict[float, Condition2Failures]
+
+
+def condition2_failure_region(p_ref: np.ndarray, beta: np.ndarray, eps_values: Sequence[float]) -> FailureRegion:
+    """Where condition (2) of Theorem 3 fails on the (p_ref, beta) grid (1-D each), per eps (section "Fig. 3: where
+    condition (2) holds").
+
+    Returns a :class:`FailureRegion`: the table and, per eps, the number of failures, their beta and p_ref ranges and
+    whether one sits at an end of the beta range.
     """
     p_ref, beta = np.asarray(p_ref, dtype=float), np.asarray(beta, dtype=float)
     rows, region = [], {}
@@ -114,7 +155,8 @@ def condition2_failure_region(p_ref: np.ndarray, beta: np.ndarray, eps_values: S
         fails = ~theorem3_condition(p_ref[:, None], beta[None, :], eps)
         if fails.any():
             b_idx, p_idx = np.nonzero(fails.any(axis=0))[0], np.nonzero(fails.any(axis=1))[0]
-            b_rng, p_rng = (beta[b_idx[0]], beta[b_idx[-1]]), (p_ref[p_idx[0]], p_ref[p_idx[-1]])
+            b_rng = (float(beta[b_idx[0]]), float(beta[b_idx[-1]]))
+            p_rng = (float(p_ref[p_idx[0]]), float(p_ref[p_idx[-1]]))
             rows.append(
                 [
                     eps,
@@ -126,9 +168,21 @@ def condition2_failure_region(p_ref: np.ndarray, beta: np.ndarray, eps_values: S
         else:
             b_rng = p_rng = None
             rows.append([eps, "0", "none", "none"])
-        region[eps] = (int(fails.sum()), b_rng, p_rng, bool(fails[:, 0].any() or fails[:, -1].any()))
+        at_end = bool(fails[:, 0].any() or fails[:, -1].any())
+        region[eps] = Condition2Failures(int(fails.sum()), b_rng, p_rng, at_end)
     headers = ["ε", "failing grid points", "β range of the failures", "p_ref range of the failures"]
-    return Table(headers, rows), region
+    return FailureRegion(Table(headers, rows), region)
+
+
+@dataclass(frozen=True)
+class ExponentFit:
+    """:func:`condition2_small_beta_growth`'s table, the fitted and the claimed exponent per eps, and per eps whether
+    they agree (the verdict)."""
+
+    table: Table
+    fitted: np.ndarray
+    claimed: np.ndarray
+    matches: list[bool]
 
 
 def condition2_small_beta_growth(
@@ -136,8 +190,9 @@ def condition2_small_beta_growth(
     claimed: Sequence[float],
     beta: np.ndarray | None = None,
     rtol: float = 1e-6,
-) -> tuple[Table, list[bool]]:
-    """How fast cosh^2(1/(2 beta sqrt(1/4 + eps))) in condition (2) grows as beta -> 0: a fitted exponent.
+) -> ExponentFit:
+    """How fast cosh^2(1/(2 beta sqrt(1/4 + eps))) in condition (2) grows as beta -> 0: a fitted exponent (section
+    "Fig. 3: where condition (2) holds", which also feeds it the wrong exponent 1 and sees every verdict fail).
 
     For each eps, the slope of log cosh^2 = log LHS - log beta (:func:`theorem3_condition2_log_lhs`) against 1/beta
     is fitted by least squares on ``beta`` (default 30 values in [1e-3, 10^-1.5]) and compared with the ``claimed``
@@ -146,27 +201,50 @@ def condition2_small_beta_growth(
     2 at eps = 0. The verdict per eps: |fitted - claimed| <= rtol |claimed|.
     """
     beta = np.logspace(-3, -1.5, 30) if beta is None else np.asarray(beta, dtype=float)
-    rows, ok = [], []
+    rows, fits, ok = [], [], []
     if len(claimed) != len(eps_values):
         raise ValueError(f"claimed has {len(claimed)} values; valid is one per eps ({len(eps_values)})")
     for eps, exponent in zip(eps_values, claimed, strict=True):
         log_cosh2 = theorem3_condition2_log_lhs(beta, eps) - np.log(beta)
         fitted = float(np.polyfit(1.0 / beta, log_cosh2, 1)[0])
+        fits.append(fitted)
         ok.append(bool(abs(fitted - exponent) <= rtol * abs(exponent)))
         rows.append([eps, f"{fitted:.9f}", f"{exponent:.9f}", bound(abs(fitted / exponent - 1), rtol)])
     headers = ["ε", "fitted exponent (slope of log cosh² against 1/β)", "claimed exponent", "relative gap"]
-    return Table(headers, rows), ok
+    return ExponentFit(Table(headers, rows), np.array(fits), np.asarray(claimed, dtype=float), ok)
 
 
-def condition2_everywhere(eps_values: Sequence[float], n: int = 200001) -> tuple[Table, dict[float, tuple]]:
-    """Per eps: min over beta of condition (2)'s left-hand side against max over p_ref of its right-hand side.
+@dataclass(frozen=True)
+class Condition2Extremes:
+    """Condition (2)'s two sides at one eps: the smallest left-hand side over beta and the beta where it sits, the
+    largest right-hand side over p_ref, the prompt-free cap 1/(3^{3/2} sqrt(eps)) above it, and the verdict
+    ``holds_everywhere`` (min LHS >= max RHS: condition (2) holds for every (beta, p_ref))."""
+
+    lhs_min: float
+    beta_at_lhs_min: float
+    rhs_max: float
+    cap: float
+    holds_everywhere: bool
+
+
+@dataclass(frozen=True)
+class Condition2Everywhere:
+    """:func:`condition2_everywhere`'s table and one :class:`Condition2Extremes` per eps (keyed by eps)."""
+
+    table: Table
+    by_eps: dict[float, Condition2Extremes]
+
+
+def condition2_everywhere(eps_values: Sequence[float], n: int = 200001) -> Condition2Everywhere:
+    """Per eps: min over beta of condition (2)'s left-hand side against max over p_ref of its right-hand side (section
+    "Fig. 3: where condition (2) holds").
 
     The right-hand side is Theorem 4's B at p_ref, B(p) = v sqrt(1 - 4v) / (2 (v + eps)^{3/2}) with v = p(1-p), so
     it never exceeds 1/(3^{3/2} sqrt(eps)) (the maximum over v of v/(2 (v + eps)^{3/2}), at v = 2 eps). The left-hand
     side beta cosh^2(c/beta), c = 1/(2 sqrt(1/4 + eps)), is c cosh^2(u)/u with u = c/beta; it has one minimum, and it
     is at least beta. Hence condition (2) holds for every (beta, p_ref) where min LHS >= max RHS, and for every p_ref
     once beta >= 1/(3^{3/2} sqrt(eps)). Both extremes are taken on dense grids (``n`` values of u in (0, 10] and of
-    p_ref in (1/2, 1)); returned per eps: (min LHS, the beta where it sits, max RHS, 1/(3^{3/2} sqrt(eps))).
+    p_ref in (1/2, 1)); returned per eps as a :class:`Condition2Extremes`.
     """
     c_over_beta = np.linspace(0, 10, n)[1:]
     p = np.linspace(0.5, 1, n)[1:-1]
@@ -176,11 +254,21 @@ def condition2_everywhere(eps_values: Sequence[float], n: int = 200001) -> tuple
         lhs = np.exp(theorem3_condition2_log_lhs(beta, eps))
         rhs_max = float(theorem4_beta_bound(p, eps).max())
         cap = float(1.0 / (3**1.5 * np.sqrt(eps)))
-        facts[eps] = (float(lhs.min()), float(beta[np.argmin(lhs)]), rhs_max, cap)
-        rows.append([eps, facts[eps][0], facts[eps][1], rhs_max, cap, bool(lhs.min() >= rhs_max)])
+        e = Condition2Extremes(float(lhs.min()), float(beta[np.argmin(lhs)]), rhs_max, cap, bool(lhs.min() >= rhs_max))
+        facts[eps] = e
+        rows.append([eps, e.lhs_min, e.beta_at_lhs_min, rhs_max, cap, e.holds_everywhere])
     headers = ["ε", "min over β of β cosh²(·)", "at β", "max over p_ref of the right side", "1/(3^1.5 √ε)",
                "(2) holds everywhere"]  # fmt: skip
-    return Table(headers, rows, ".4g"), facts
+    return Condition2Everywhere(Table(headers, rows, ".4g"), facts)
+
+
+@dataclass(frozen=True)
+class Perturbed:
+    """Fixed points of one kind (stable or unstable) that :func:`theorem4_stability_check` perturbed: how many, and
+    how many behaved as Theorem 4 says (came back, or left)."""
+
+    n: int
+    as_predicted: int
 
 
 @dataclass(frozen=True)
@@ -189,28 +277,30 @@ class StabilityCheck:
 
     max_relative_error: largest |B(p*)/beta - |h'(p*)|| / max(|h'(p*)|, 1e-3) with h'(p*) from central differences;
     bound_matches_stability: beta > B(p*) exactly where the finite-difference |h'(p*)| < 1 (away from |h'| = 1);
-    moved: for stable and unstable fixed points, [how many were perturbed, how many behaved as Theorem 4 says];
+    moved: for "stable" and "unstable" fixed points, a :class:`Perturbed` (how many, how many behaved as Theorem 4
+    says);
     n_fixed_points: how many fixed points the grid has in all.
     """
 
     max_relative_error: float
     bound_matches_stability: bool
-    moved: dict[str, list[int]]
+    moved: dict[str, Perturbed]
     n_fixed_points: int
 
 
 def theorem4_stability_check(
     p_ref: np.ndarray, beta: np.ndarray, eps: float, *, delta: float = 1e-6, n_steps: int = 200, step: float = 1e-3
 ) -> StabilityCheck:
-    """Lemma 1 / Theorem 4 on the broadcast (p_ref column, beta row) grid at one eps.
+    """Lemma 1 / Theorem 4 on the broadcast (p_ref column, beta row) grid at one eps (section "Local convergence
+    (Theorem 4 and Lemma 1)").
 
     The slope of h at each fixed point is measured without Proposition 1's formula: by a central difference of the
     logit map g (Theorem 2 in log-odds) with logit step ``step``; since g = logit o h o sigmoid and h(p*) = p*, the
     chain rule gives g'(z*) = h'(p*) at a fixed point. It is compared with Lemma 1's B(p*)/beta, and beta > B(p*) with
     |h'(p*)| < 1 (fixed points with | |h'| - 1 | < 1e-6 are left out of that comparison). Then each fixed point with
     |logit| < 50 that is not near-neutral (| |h'| - 1 | > 0.05) is perturbed by ``delta`` in logit and iterated
-    ``n_steps`` times: ``moved`` counts, for stable and for unstable ones, [how many, how many came back within
-    delta/10 (stable) or left beyond 10 delta (unstable)].
+    ``n_steps`` times: ``moved`` counts, for stable and for unstable ones, how many there are and how many came back
+    within delta/10 (stable) or left beyond 10 delta (unstable).
     """
     grid = fixed_points_grid(p_ref, beta, eps)
     has = ~np.isnan(grid.logits)
@@ -228,14 +318,35 @@ def theorem4_stability_check(
     z = logit_map_power(z_sel + delta, a[i, j, k], b[i, j, k], eps, n_steps)
     stable = np.abs(slope) < 1
     moved = {
-        "stable": [int(stable.sum()), int(np.sum(stable & (np.abs(z - z_sel) < delta / 10)))],
-        "unstable": [int((~stable).sum()), int(np.sum(~stable & (np.abs(z - z_sel) > 10 * delta)))],
+        "stable": Perturbed(int(stable.sum()), int(np.sum(stable & (np.abs(z - z_sel) < delta / 10)))),
+        "unstable": Perturbed(int((~stable).sum()), int(np.sum(~stable & (np.abs(z - z_sel) > 10 * delta)))),
     }
     return StabilityCheck(float(err.max()), matches, moved, int(has.sum()))
 
 
-def beta_bound_peaks(eps_values: Sequence[float], n: int = 200001) -> tuple[Table, list[dict]]:
-    """The peak of Theorem 4's B(p*) over p* in (0, 1) per eps, next to 1/(3^{3/2} sqrt(eps)) and 2 eps.
+@dataclass(frozen=True)
+class BoundPeak:
+    """Theorem 4's B(p*) at one eps: its peak over p*, the variance p*(1 - p*) where the peak sits, B(1/2), and the
+    larger of B at 1e-12 and at 1 - 1e-12 (the ends)."""
+
+    eps: float
+    peak: float
+    variance_at_peak: float
+    at_half: float
+    at_ends: float
+
+
+@dataclass(frozen=True)
+class BoundPeaks:
+    """:func:`beta_bound_peaks`' table and one :class:`BoundPeak` per eps, in the order of the eps values."""
+
+    table: Table
+    peaks: tuple[BoundPeak, ...]
+
+
+def beta_bound_peaks(eps_values: Sequence[float], n: int = 200001) -> BoundPeaks:
+    """The peak of Theorem 4's B(p*) over p* in (0, 1) per eps, next to 1/(3^{3/2} sqrt(eps)) and 2 eps (section
+    "Fig. 4: the bound on β").
 
     Per eps also B(1/2) and the largest of B at 1e-12 and 1 - 1e-12 (the ends), for the chapter's asserts.
     """
@@ -247,20 +358,33 @@ def beta_bound_peaks(eps_values: Sequence[float], n: int = 200001) -> tuple[Tabl
         p_peak = p_star[np.argmax(b)]  # B is symmetric under p -> 1 - p: report the variance at the peak
         rows.append([eps, peak, 1 / (3**1.5 * np.sqrt(eps)), p_peak * (1 - p_peak), 2 * eps])
         ends = float(np.max(theorem4_beta_bound(np.array([1e-12, 1 - 1e-12]), eps)))
-        facts.append({"eps": eps, "peak": peak, "at_half": float(theorem4_beta_bound(0.5, eps)), "ends": ends})
+        at_half = float(theorem4_beta_bound(0.5, eps))
+        facts.append(BoundPeak(float(eps), peak, float(p_peak * (1 - p_peak)), at_half, ends))
     headers = ["ε", "max B(p*)", "1/(3^1.5 √ε)", "p*(1−p*) at the peak", "2ε"]
-    return Table(headers, rows, ".3g"), facts
+    return BoundPeaks(Table(headers, rows, ".3g"), tuple(facts))
 
 
-def orbit_table(cases: Sequence[tuple[float, float]], eps: float, n: int = 400) -> tuple[Table, list[bool]]:
-    """For each (beta, p_ref): orbit kind, period, Lyapunov exponent, limit set, fixed points and how many are stable.
+@dataclass(frozen=True)
+class OrbitTable:
+    """:func:`orbit_table`'s table, the orbit kind per case, and per case the verdict ``consistent``: a fixed-point
+    verdict matches a fixed point of h, and a limit "stuck at 1" has a logit above 100."""
 
-    The second value says per case whether the check holds: a fixed-point verdict matches a fixed point of h to 1e-9
-    in logit after ``n`` steps, and a limit "stuck at 1" (p within 1e-9 of 1) has a logit above 100.
+    table: Table
+    kinds: tuple[OrbitKind, ...]
+    consistent: list[bool]
+
+
+def orbit_table(cases: Sequence[tuple[float, float]], eps: float, n: int = 400) -> OrbitTable:
+    """For each (beta, p_ref): orbit kind, period, Lyapunov exponent, limit set, fixed points and how many are stable
+    (section "Fig. 5: what the iterations do").
+
+    The verdict per case (``consistent``): a fixed-point verdict matches a fixed point of h to 1e-9 in logit after
+    ``n`` steps, and a limit "stuck at 1" (p within 1e-9 of 1) has a logit above 100.
     """
-    rows, ok = [], []
+    rows, kinds, ok = [], [], []
     for beta, p_ref in cases:
         kind = orbit_kind(p_ref, beta, eps)
+        kinds.append(kind)
         limit = attractor(p_ref, beta, eps)
         fps = fixed_points(p_ref, beta, eps)
         z_end = float(iterate_logit(p_ref, beta, eps, n)[-1])
@@ -274,13 +398,16 @@ def orbit_table(cases: Sequence[tuple[float, float]], eps: float, n: int = 400) 
             [beta, p_ref, kind.kind, kind.period, f"{kind.lyapunov:.3g}", where, len(fps), sum(fp.stable for fp in fps)]
         )
     headers = ["β", "p_ref", "orbit", "period", "Lyapunov exp.", "limit", "fixed points", "stable"]
-    return Table(headers, rows), ok
+    return OrbitTable(Table(headers, rows), tuple(kinds), ok)
 
 
 @dataclass(frozen=True)
 class TwoCycle:
-    """One orbit's attractor as a 2-cycle: its points, its multiplier g'(z1) g'(z2), the fixed points, the orbit."""
+    """One orbit's attractor as a 2-cycle: the table of the quantities the chapter quotes, the orbit's kind, the cycle's
+    points, how well g swaps them, its multiplier g'(z1) g'(z2), h's fixed points, the orbit's logits and the ratios
+    by which its distance to the cycle shrinks every two steps."""
 
+    table: Table
     kind: OrbitKind
     cycle: tuple[float, ...]
     swap_error: float
@@ -289,24 +416,12 @@ class TwoCycle:
     orbit_logits: np.ndarray
     shrink: np.ndarray
 
-    def table(self) -> Table:
-        """The quantities the chapter quotes."""
-        fps, z = self.fixed_points, self.orbit_logits
-        rows = [
-            ["cycle p values", f"{self.cycle[0]:.6f}, {self.cycle[1]:.6f}"],
-            ["cycle multiplier g'(z1) g'(z2)", f"{self.multiplier:.4f}"],
-            ["Lyapunov exponent (log|multiplier| / 2)", f"{self.kind.lyapunov:.4f}"],
-            ["fixed points (logit)", ", ".join(f"{fp.logit:.4g}" for fp in fps)],
-            ["their slopes h'(p*)", ", ".join(f"{fp.slope:.3g}" for fp in fps)],
-            ["largest logit on the orbit", f"{z.max():.4f}"],
-        ]
-        return Table(["quantity", "value"], rows)
-
 
 def two_cycle_report(p_ref: float, beta: float, eps: float, n: int = 2000) -> TwoCycle:
-    """The 2-cycle that the orbit from p_ref settles on: its points (attractor), how well g swaps them (max
-    |g(z1) - z2|, |g(z2) - z1|), its multiplier, h's fixed points, the orbit's logits over ``n`` steps, and the
-    ratios by which the distance to the cycle shrinks every two steps (steps 60..120)."""
+    """The 2-cycle that the orbit from p_ref settles on (section 'The "divergent" case is a stable 2-cycle'): its
+    points (attractor), how well g swaps them (max |g(z1) - z2|, |g(z2) - z1|), its multiplier, h's fixed points, the
+    orbit's logits over ``n`` steps, and the ratios by which the distance to the cycle shrinks every two steps (steps
+    60..120)."""
     kind = orbit_kind(p_ref, beta, eps)
     cycle = attractor(p_ref, beta, eps)
     if len(cycle) != 2:
@@ -317,11 +432,22 @@ def two_cycle_report(p_ref: float, beta: float, eps: float, n: int = 2000) -> Tw
     multiplier = float(logit_map_slope(z1, beta, eps) * logit_map_slope(z2, beta, eps))
     z = iterate_logit(p_ref, beta, eps, n)
     dist = np.abs(z[0:200:2] - z[-1 - (len(z) - 1) % 2])
-    return TwoCycle(kind, cycle, swap, multiplier, fixed_points(p_ref, beta, eps), z, dist[31:61] / dist[30:60])
+    fps = fixed_points(p_ref, beta, eps)
+    rows = [
+        ["cycle p values", f"{cycle[0]:.6f}, {cycle[1]:.6f}"],
+        ["cycle multiplier g'(z1) g'(z2)", f"{multiplier:.4f}"],
+        ["Lyapunov exponent (log|multiplier| / 2)", f"{kind.lyapunov:.4f}"],
+        ["fixed points (logit)", ", ".join(f"{fp.logit:.4g}" for fp in fps)],
+        ["their slopes h'(p*)", ", ".join(f"{fp.slope:.3g}" for fp in fps)],
+        ["largest logit on the orbit", f"{z.max():.4f}"],
+    ]
+    table = Table(["quantity", "value"], rows)
+    return TwoCycle(table, kind, cycle, swap, multiplier, fps, z, dist[31:61] / dist[30:60])
 
 
 def regime_count_table(maps: Mapping[float, RegimeMap]) -> Table:
-    """Per eps: grid points per regime, the two stability flags, and the cycle periods seen."""
+    """Per eps: grid points per regime, the two stability flags, and the cycle periods seen (section "A map of the
+    regimes")."""
     rows = []
     for eps, rm in maps.items():
         c = rm.counts()

@@ -1,19 +1,30 @@
-"""The analyses of the hard-prompts chapter: cycles, period doubling and chaos of Eq. (8) for small p_ref.
+"""The analyses of the chapter "Hard prompts: bifurcations, cycles and chaos" (``book/hard_prompts.md``): cycles,
+period doubling and chaos of Eq. (8) for small p_ref; the section of the chapter that uses each is named in brackets.
 
 In logit coordinates the recursion of Theorem 2 is z_n = g(z_{n-1}), g(z) = a + 1/(beta sqrt(v(z) + eps)),
 a = logit p_ref (:mod:`grpo_nb.dynamics.map`). Each function here runs one analysis of the chapter over that map
 and returns its table rows together with the numbers the chapter asserts (errors, margins, extreme values), so the
 claim stays visible and checked on the page. Nothing is asserted here: a function reports, the chapter decides.
 
-* :func:`invariant_interval_excess`, :func:`monotone_after_first_step`: the shape of g (a bounded valley) and the
-  monotone orbits of easy prompts (p_ref >= 1/2);
-* :func:`attractor_report`, :func:`two_cycle_check`: a cycle found by iteration, checked against g and against the
-  fixed-point solver of :mod:`grpo_nb.dynamics.fixed_points` (Lemma 1's slope);
-* :func:`lower_fixed_point_slope`, :func:`escape_beta`, :func:`diagram_summary`, :func:`fixed_point_branch`:
-  the bifurcation diagrams of :mod:`grpo_nb.dynamics.bifurcation`, read and cross-checked;
-* :func:`cascade_check`, :func:`feigenbaum_summary`: the period-doubling cascade and Feigenbaum's constant;
-* :func:`chaos_check`, :func:`confirm_chaos`: chaos confirmed in high precision (:mod:`.high_precision`);
-* :func:`finite_group_summary`: the recursion with a finite group of G samples.
+* :func:`invariant_interval_excess` ("The recursion in logit coordinates is a unimodal map"): g maps its bounded
+  interval I into itself;
+* :func:`monotone_after_first_step` ("Why a fixed point below 1/2 turns into a cycle, and why easy prompts never
+  cycle"): the monotone orbits of easy prompts (p_ref >= 1/2);
+* :func:`two_cycle_check` ('The paper's "divergent" run is a 2-cycle') and :func:`attractor_report` (there, and for
+  the period-3 window in "Where chaos occurs at eps = 1e-5"): a cycle found by iteration, checked against g and
+  against the fixed-point solver of :mod:`grpo_nb.dynamics.fixed_points` (Lemma 1's slope);
+* :func:`diagram_summary`, :func:`lower_fixed_point_slope`, :func:`escape_beta` ("Bifurcation diagrams over beta",
+  "Where chaos occurs at eps = 1e-5", "Feigenbaum's constant"): the bifurcation diagrams of
+  :mod:`grpo_nb.dynamics.bifurcation`, read and cross-checked;
+* :func:`cascade_check` ("Where the cycles appear: the period-doubling cascade") and :func:`feigenbaum_summary`
+  ("Feigenbaum's constant"): the period-doubling cascade and Feigenbaum's constant;
+* :func:`chaos_check`, :func:`confirm_chaos` ("Is it really chaos? A check in high precision"): chaos confirmed in
+  high precision (:mod:`grpo_nb.dynamics.high_precision`), against the standard error of a finite-time exponent
+  (:func:`grpo_nb.dynamics.orbits.finite_time_exponent_se`);
+* :func:`finite_group_summary` and :func:`fixed_point_branch` ("What it means for training"): the recursion with a
+  finite group of G samples, and the fixed-point branch above the first doubling point.
+
+The negative tests replace ``logit_map`` in this module with a wrong map and see the checks fail.
 """
 
 from __future__ import annotations
@@ -43,7 +54,7 @@ from grpo_nb.dynamics.high_precision import (
     separation_test,
 )
 from grpo_nb.dynamics.map import iterate_logit, log_abs_logit_map_slope, logit_map, logit_map_cap
-from grpo_nb.dynamics.orbits import OrbitClass, OrbitKind, attractor, orbit_kind
+from grpo_nb.dynamics.orbits import OrbitClass, OrbitKind, attractor, finite_time_exponent_se, orbit_kind
 from grpo_nb.validation import check_map_params, check_open_interval, check_positive_int
 
 __all__ = [
@@ -90,7 +101,8 @@ def _relative_gap(x: np.ndarray, y: np.ndarray) -> float:
 
 
 def invariant_interval_excess(p_ref: object, beta: object, eps: object, *, n_points: int = 201) -> float:
-    """How far g leaves I = [g(0), a + 1/(beta sqrt(eps))], relative to the logit scale; <= 0 when g(I) is in I.
+    """How far g leaves I = [g(0), a + 1/(beta sqrt(eps))], relative to the logit scale; <= 0 when g(I) is in I
+    (section "The recursion in logit coordinates is a unimodal map").
 
     For every broadcast (p_ref, beta, eps) (eps > 0, where I is bounded), g is evaluated at ``n_points`` evenly
     spaced z of I; returns the largest of (g(0) - g(z)) / max(1, |z|) and (g(z) - sup) / max(1, |z|). Only
@@ -113,7 +125,8 @@ def invariant_interval_excess(p_ref: object, beta: object, eps: object, *, n_poi
 def monotone_after_first_step(
     p_ref: object, beta: object, eps: object, *, n: int = 200, tol: float = 1e-12
 ) -> np.ndarray:
-    """Whether the orbit z_1, ..., z_n of Eq. (8) is monotone (up or down, within ``tol``), per broadcast point.
+    """Whether the orbit z_1, ..., z_n of Eq. (8) is monotone (up or down, within ``tol``), per broadcast point
+    (section "Why a fixed point below 1/2 turns into a cycle, and why easy prompts never cycle").
 
     For p_ref >= 1/2 the orbit stays where g is increasing (z > 0), so it is monotone from step 1 on.
     Returns a boolean array of the broadcast shape of (p_ref, beta, eps).
@@ -152,7 +165,8 @@ class AttractorReport:
 
 
 def attractor_report(p_ref: object, beta: object, eps: object, *, n_orbit: int = 400) -> AttractorReport:
-    """Find the attractor of the orbit from p_ref (fixed point or cycle) and measure how well each claim holds.
+    """Find the attractor of the orbit from p_ref (fixed point or cycle) and measure how well each claim holds
+    (section "Where chaos occurs at eps = 1e-5", for the period-3 window; :func:`two_cycle_check` runs it twice).
 
     Scalars only. Raises :class:`grpo_nb.dynamics.orbits.ChaoticOrbitError` when the orbit has no finite limit set.
     """
@@ -189,8 +203,9 @@ class TwoCycleCheck:
 
 def two_cycle_check(p_ref: object, beta: object, eps: object, *, beta_stable: float) -> TwoCycleCheck:
     """:func:`attractor_report` at ``beta`` (expected: a 2-cycle around an unstable fixed point) and at a larger
-    ``beta_stable`` (expected: a stable fixed point), with the rows of the chapter's table:
-    the two cycle points, the fixed point between them, the cycle's multiplier, the stable fixed point."""
+    ``beta_stable`` (expected: a stable fixed point), with the rows of the chapter's table (section 'The paper's
+    "divergent" run is a 2-cycle'): the two cycle points, the fixed point between them, the cycle's multiplier, the
+    stable fixed point."""
     beta_stable = check_open_interval("beta_stable", beta_stable, 0.0, np.inf)
     cyc = attractor_report(p_ref, beta, eps)
     stable = attractor_report(p_ref, beta_stable, eps)
@@ -221,7 +236,8 @@ def two_cycle_check(p_ref: object, beta: object, eps: object, *, beta_stable: fl
 
 
 def lower_fixed_point_slope(p_ref: object, beta: object, eps: object) -> np.ndarray:
-    """Lemma 1's slope h'(p*) at the fixed point below p = 1/2, over a broadcast grid; +inf where there is none.
+    """Lemma 1's slope h'(p*) at the fixed point below p = 1/2, over a broadcast grid; +inf where there is none
+    (section "Where chaos occurs at eps = 1e-5", at p_ref = 1e-2; :func:`diagram_summary` reads the same slope).
 
     It is negative (g decreases on z < 0); the fixed point loses stability by period doubling where it drops
     below -1.
@@ -235,7 +251,8 @@ def _lower_slope(fp: FixedPointGrid) -> np.ndarray:
 
 
 def escape_beta(diagram: BifurcationDiagram, *, escape_logit: float = 20.0) -> float:
-    """The largest beta of a diagram whose orbit from p_ref ends at the fixed point near p = 1 (NaN if none).
+    """The largest beta of a diagram whose orbit from p_ref ends at the fixed point near p = 1 (NaN if none)
+    (sections "Where chaos occurs at eps = 1e-5" and "Feigenbaum's constant"; a column of :func:`diagram_summary`).
 
     Such an orbit is a fixed point whose last logit exceeds ``escape_logit`` (p > 1 - 2e-9 by default).
     """
@@ -266,7 +283,8 @@ class DiagramSummary:
 
 
 def diagram_summary(diagrams: Sequence[BifurcationDiagram], *, moderate_logit: float = 50.0) -> DiagramSummary:
-    """Cross-check every diagram with the fixed points and slopes that Lemma 1's solver computes.
+    """Cross-check every diagram with the fixed points and slopes that Lemma 1's solver computes (section
+    "Bifurcation diagrams over beta").
 
     A fixed-point limit below ``moderate_logit`` must be a stable fixed point of the solver; a cycle or chaos
     needs the fixed point below 1/2 to have slope < -1; chaos has a positive exponent, a cycle a negative one.
@@ -312,7 +330,8 @@ class FixedPointBranch:
 
 
 def fixed_point_branch(diagram: BifurcationDiagram, beta_min: float) -> FixedPointBranch:
-    """Read the fixed point p* of the orbit from p_ref on the grid points of a diagram above ``beta_min``."""
+    """Read the fixed point p* of the orbit from p_ref on the grid points of a diagram above ``beta_min`` (section
+    "What it means for training")."""
     d = _check_diagram("diagram", diagram)
     beta_min = check_open_interval("beta_min", beta_min, 0.0, np.inf)
     above = d.beta > beta_min
@@ -353,7 +372,8 @@ class Cascade:
 
 
 def cascade_check(p_ref: object, eps: object, *, n_doublings: int = 9, n_checked: int = 6) -> Cascade:
-    """Locate the cascade (:func:`superstable_betas`, :func:`doubling_betas`) and check R_1..R_{n_checked}."""
+    """Locate the cascade (:func:`superstable_betas`, :func:`doubling_betas`) and check R_1..R_{n_checked} (section
+    "Where the cycles appear: the period-doubling cascade"; "Feigenbaum's constant" reads the same cascades)."""
     n_doublings = check_positive_int("n_doublings", n_doublings, minimum=2)
     n_checked = check_positive_int("n_checked", n_checked)
     r = superstable_betas(p_ref, eps, n_doublings=n_doublings)
@@ -388,7 +408,8 @@ class FeigenbaumSummary:
 
 
 def feigenbaum_summary(cascades: Sequence[Cascade]) -> FeigenbaumSummary:
-    """Feigenbaum ratios (:func:`feigenbaum_ratios`) of the B_k and R_k of each cascade (>= 5 points each)."""
+    """Feigenbaum ratios (:func:`feigenbaum_ratios`) of the B_k and R_k of each cascade (>= 5 points each) (section
+    "Feigenbaum's constant")."""
     if not isinstance(cascades, Sequence) or not cascades or not all(isinstance(c, Cascade) for c in cascades):
         raise ValueError(f"cascades={cascades!r} is invalid; valid input is a non-empty list of cascade_check results")
     ratios, first, last, rows = {}, [], [], []
@@ -440,19 +461,6 @@ class ChaosCheck:
     rows: list[list]
 
 
-def finite_time_exponent_se(
-    p_ref: object, beta: object, eps: object, n: int, *, n_batches: int = 30, transient: int = 2000
-) -> float:
-    """Standard error of an ``n``-step Lyapunov exponent of the orbit from ``p_ref``: the standard deviation of
-    ``n_batches`` consecutive ``n``-step averages of log|g'| (after ``transient`` steps), the batch-means estimate of
-    the spread of finite-time exponents (Lyapunov exponent = orbit average of log|g'|, Prop. 1 in logits)."""
-    n = check_positive_int("n", n, minimum=10)
-    n_batches = check_positive_int("n_batches", n_batches, minimum=2)
-    z = iterate_logit(p_ref, beta, eps, transient + n * n_batches)[transient + 1 :]
-    slopes = log_abs_logit_map_slope(z, beta, eps).reshape(n_batches, n)
-    return float(slopes.mean(axis=1).std(ddof=1))
-
-
 def chaos_check(
     p_ref: object,
     beta: object,
@@ -463,7 +471,9 @@ def chaos_check(
     dps_check: int = 100,
     n_rate: int = 3000,
 ) -> ChaosCheck:
-    """Separation of nearby orbits at ``dps`` and ``dps_check`` digits, the 40-digit exponent and Benettin's rate."""
+    """Separation of nearby orbits at ``dps`` and ``dps_check`` digits, the 40-digit exponent and Benettin's rate,
+    with the standard error of an ``n_rate``-step exponent (section "Is it really chaos? A check in high
+    precision")."""
     kind = orbit_kind(p_ref, beta, eps)
     res = separation_test(p_ref, beta, eps, n_pairs=n_pairs, dps=dps)
     res_hi = separation_test(p_ref, beta, eps, n_pairs=n_pairs, dps=dps_check)
@@ -510,7 +520,8 @@ def confirm_chaos(
 ) -> ChaosSamples:
     """At the ``quantiles`` of each diagram's chaotic grid values with exponent > ``lyapunov_min``, follow
     ``n_pairs`` pairs started 1e-30 apart with 60 digits for 3 log(1e24)/lambda + 50 steps, and compare Benettin's
-    60-digit rate with the float64 exponent averaged over ``n_long`` steps. ``progress`` shows a tqdm bar."""
+    60-digit rate with the float64 exponent averaged over ``n_long`` steps. ``progress`` shows a tqdm bar (section
+    "Is it really chaos? A check in high precision")."""
     if isinstance(diagrams, BifurcationDiagram) or not isinstance(diagrams, Sequence) or not diagrams:
         raise ValueError(f"diagrams={diagrams!r} is invalid; valid input is a non-empty list of BifurcationDiagram")
     q = np.asarray(quantiles, dtype=float)
@@ -570,7 +581,8 @@ def _alternation(p: np.ndarray) -> float:
 def finite_group_summary(
     p_ref: object, beta: object, eps: object, groups: Sequence[int], *, n: int, seed: int = 0, burn_in: int = 20
 ) -> FiniteGroupSummary:
-    """Run :func:`finite_group_orbit` for each G in ``groups`` (same seed) next to the exact recursion.
+    """Run :func:`finite_group_orbit` for each G in ``groups`` (same seed) next to the exact recursion (section "What
+    it means for training").
 
     The orbit from p_ref of the exact recursion must have a finite limit set (a fixed point or cycle).
     """
