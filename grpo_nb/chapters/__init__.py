@@ -6,5 +6,6 @@ chapter's asserts need; its docstring names the section that uses it. These modu
 (:mod:`grpo_nb.dynamics`, :mod:`grpo_nb.tabular`, :mod:`grpo_nb.variants`, :mod:`grpo_nb.ustat`, ...), which holds
 the formulas and the algorithms only; nothing outside this package imports from it. A chapter imports its own
 module as ``from grpo_nb.chapters import <chapter> as checks``. An analysis returns its table and values in one frozen
-dataclass that the chapter reads by name.
+dataclass that the chapter reads by name, and takes no argument that only a test uses: a test hands it a wrong
+formula by replacing the module-level name it reads.
 """
