@@ -12,9 +12,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from grpo_nb.dynamics.map import iterate
-from grpo_nb.ustat.estimator_checks import MSECurves
-from grpo_nb.ustat.finite_group import StepModel, finite_group_law
-from grpo_nb.ustat.finite_group_checks import ChainComparison
+from grpo_nb.ustat.finite_group import FiniteGroupLaw, StepModel, finite_group_law
 from grpo_nb.ustat.scaling import ScalingFit
 
 __all__ = [
@@ -30,18 +28,24 @@ __all__ = [
 _EST_COLORS = {"vanilla": "tab:blue", "grpo": "tab:orange", "oracle": "tab:green", "grpo_std": "tab:red"}
 
 
-def plot_mse_curves(curves: MSECurves, title: str = "") -> Figure:
-    """MSE against G (log-log) per bandit: Monte Carlo means with 95% intervals (markers) and the exact MSE (lines)."""
-    labels = curves.labels
+MSEByEstimator = Mapping[tuple[str, str], np.ndarray]
+
+
+def plot_mse_curves(
+    groups: np.ndarray, mc: MSEByEstimator, half_width: MSEByEstimator, exact: MSEByEstimator, title: str = ""
+) -> Figure:
+    """MSE against G (log-log) per bandit: Monte Carlo means ``mc`` with 95% half-widths ``half_width`` (markers) and
+    the exact MSE ``exact`` (lines), each {(bandit label, estimator): array over ``groups``}; one panel per label."""
+    labels = list(dict.fromkeys(lab for lab, _ in exact))
     fig, axes = plt.subplots(1, len(labels), figsize=(3.4 * len(labels), 3.3), layout="constrained", sharey=True)
     for ax, lab in zip(np.atleast_1d(axes), labels, strict=True):
         for est in ("vanilla", "grpo", "oracle"):
             c = _EST_COLORS[est]
-            ax.plot(curves.groups, curves.exact[lab, est], color=c, lw=1.2, label=f"{est} (exact)")
+            ax.plot(groups, exact[lab, est], color=c, lw=1.2, label=f"{est} (exact)")
             ax.errorbar(
-                curves.groups,
-                curves.mc[lab, est],
-                yerr=curves.half_width[lab, est],
+                groups,
+                mc[lab, est],
+                yerr=half_width[lab, est],
                 color=c,
                 ls="none",
                 marker="o",
@@ -129,21 +133,22 @@ def plot_expected_maps(
     return fig
 
 
-def plot_chain_comparison(cmp: ChainComparison, title: str = "") -> Figure:
-    """One panel per G: the finite-group law (mean, q10-q90 band), Algorithm 1 runs (mean, q10-q90 of the seeds) and
-    the recursion h."""
-    fig, axes = plt.subplots(
-        1, len(cmp.groups), figsize=(2.5 * len(cmp.groups), 3.0), layout="constrained", sharey=True
-    )
-    for ax, G in zip(np.atleast_1d(axes), cmp.groups, strict=True):
-        law, runs = cmp.laws[G], cmp.runs[G]
+def plot_chain_comparison(
+    laws: Mapping[int, FiniteGroupLaw], runs: Mapping[int, np.ndarray], recursion: np.ndarray, title: str = ""
+) -> Figure:
+    """One panel per G: the finite-group law (mean, q10-q90 band), Algorithm 1 runs (``runs[G]``, shape
+    (n+1, seeds): mean, q10-q90 of the seeds) and the recursion h (``recursion``, p_0..p_n)."""
+    groups = list(laws)
+    fig, axes = plt.subplots(1, len(groups), figsize=(2.5 * len(groups), 3.0), layout="constrained", sharey=True)
+    for ax, G in zip(np.atleast_1d(axes), groups, strict=True):
+        law, run = laws[G], runs[G]
         n = np.arange(law.mean.size)
         ax.fill_between(n, law.quantiles[0], law.quantiles[-1], color="tab:orange", alpha=0.25, label="law: q10–q90")
         ax.plot(n, law.mean, color="tab:orange", lw=1.5, label="law: mean")
-        q = np.quantile(runs, [0.1, 0.9], axis=1)
+        q = np.quantile(run, [0.1, 0.9], axis=1)
         ax.vlines(n + 0.15, q[0], q[1], color="tab:blue", lw=1.0, label="Algorithm 1: q10–q90 of the seeds")
-        ax.plot(n + 0.15, runs.mean(axis=1), ls="none", marker="o", ms=3, color="tab:blue", label="Algorithm 1: mean")
-        ax.plot(n, cmp.recursion, color="black", ls=":", lw=1.2, label="h-orbit")
+        ax.plot(n + 0.15, run.mean(axis=1), ls="none", marker="o", ms=3, color="tab:blue", label="Algorithm 1: mean")
+        ax.plot(n, recursion, color="black", ls=":", lw=1.2, label="h-orbit")
         ax.set_title(f"G = {G}", fontsize=10)
         ax.set_xlabel("iteration n")
     np.atleast_1d(axes)[0].set_ylabel("success probability")
@@ -153,18 +158,25 @@ def plot_chain_comparison(cmp: ChainComparison, title: str = "") -> Figure:
     return fig
 
 
-def plot_zero_variance(facts: Mapping[str, dict], recursion: np.ndarray, title: str = "") -> Figure:
-    """E[p_n] under each no-signal rule: the law with Algorithm 1's inner loop (solid), with the inner problem
-    solved (dashed), Algorithm 1 runs (markers, 95% intervals), and the recursion h (dotted)."""
+def plot_zero_variance(
+    laws: Mapping[str, FiniteGroupLaw],
+    solved: Mapping[str, FiniteGroupLaw],
+    runs: Mapping[str, np.ndarray],
+    recursion: np.ndarray,
+    title: str = "",
+) -> Figure:
+    """E[p_n] under each no-signal rule ("keep", "drop", "resample"): the law with Algorithm 1's inner loop
+    (``laws``, solid), with the inner problem solved (``solved``, dashed), Algorithm 1 runs (``runs[rule]``, shape
+    (n+1, seeds): markers, 95% intervals), and the recursion h (``recursion``, dotted)."""
     fig, ax = plt.subplots(figsize=(6.4, 3.6), layout="constrained")
     colours = {"keep": "tab:blue", "drop": "tab:green", "resample": "tab:red"}
-    for rule, f in facts.items():
-        n = np.arange(f["law"].mean.size)
-        runs = f["runs"]
-        se = 1.96 * runs.std(axis=1, ddof=1) / np.sqrt(runs.shape[1])
-        ax.plot(n, f["law"].mean, color=colours[rule], lw=1.5, label=f"{rule}: law")
-        ax.plot(n, f["ideal"].mean, color=colours[rule], lw=1.0, ls="--", label=f"{rule}: inner problem solved")
-        ax.errorbar(n + 0.12, runs.mean(axis=1), yerr=se, color=colours[rule], ls="none", marker="o", ms=3, capsize=2)
+    for rule, law in laws.items():
+        n = np.arange(law.mean.size)
+        run = runs[rule]
+        se = 1.96 * run.std(axis=1, ddof=1) / np.sqrt(run.shape[1])
+        ax.plot(n, law.mean, color=colours[rule], lw=1.5, label=f"{rule}: law")
+        ax.plot(n, solved[rule].mean, color=colours[rule], lw=1.0, ls="--", label=f"{rule}: inner problem solved")
+        ax.errorbar(n + 0.12, run.mean(axis=1), yerr=se, color=colours[rule], ls="none", marker="o", ms=3, capsize=2)
     ax.plot(np.arange(recursion.size), recursion, color="black", ls=":", label="h-orbit (exact p)")
     ax.set_xlabel("iteration n")
     ax.set_ylabel(r"$\mathbb{E}[p_n]$")

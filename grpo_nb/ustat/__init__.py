@@ -6,7 +6,8 @@ Public API: ``exact_gradient(logits, reward)`` (the policy gradient of a softmax
 several prompts), ``estimators`` (the group estimators, Lemma 1's pairwise kernel), ``moments`` (exact bias and MSE
 for every G, the Hoeffding decomposition of Theorem 2, the expected step factor), ``scaling`` (minibatches and the
 optimal group size, Proposition 3 and Theorem 7), ``finite_group`` (the success recursion with a finite group: its
-expected step, its law, dynamic sampling). The chapter's checks: ``estimator_checks`` and ``finite_group_checks``.
+expected step, its law, the orbits of its expected map, dynamic sampling). The group-size chapter's analyses are
+:mod:`grpo_nb.chapters.group_size`.
 """
 
 from grpo_nb.ustat.bandit import PromptSet, bandit_expected_reward, exact_gradient

@@ -19,7 +19,8 @@ Algorithm 1 estimates p_{n-1} by p_hat = k/G from a group of G answers and maxim
 So z_n = T(z_{n-1}, K_n) with K_n ~ Binomial(G, p_{n-1}): a Markov chain. Its expected step is a finite sum over
 k (:func:`expected_map`); averaged over k, E[C] = rho_G(p) / sqrt(v + eps) with the **signal retention**
 rho_G(p) = E[v_hat / sqrt(v_hat + eps)] sqrt(v + eps) / v (:func:`signal_retention`), which also scales the
-expected GRPO gradient of any parametrised policy (:func:`grpo_nb.ustat.moments.expected_step_factor`).
+expected GRPO gradient of any parametrised policy (:func:`grpo_nb.ustat.moments.expected_step_factor`). Iterated
+as a deterministic map, the expected map has orbits of its own (:func:`expected_map_orbits`, many beta at once).
 
 Zero-variance groups can be kept (``no_signal="keep"``: the KL alone acts, and the maximiser returns to
 pi_ref), dropped (``"drop"``: the prompt is not updated) or resampled (``"resample"``: DAPO's dynamic sampling,
@@ -59,6 +60,7 @@ __all__ = [
     "FiniteGroupLaw",
     "StepModel",
     "expected_map",
+    "expected_map_orbits",
     "finite_group_law",
     "group_tilt",
     "signal_retention",
@@ -169,6 +171,42 @@ def expected_map(model: StepModel, p: object) -> np.ndarray | float:
     nxt = expit(step_logits(model, z[:, None], np.arange(model.G + 1)[None, :]))
     out = np.sum(w * nxt, axis=1) + dropped * p_arr
     return float(out[0]) if np.ndim(p) == 0 else out.reshape(np.shape(p))
+
+
+def _expected_logit_map(z: np.ndarray, a: float, beta: np.ndarray, eps: float, G: int) -> np.ndarray:
+    """logit H_G(sigmoid z) for the maximiser with groups kept (:func:`expected_map` in logit form), vectorised over
+    (z, beta) of the same shape."""
+    k = np.arange(G + 1)
+    w = binom.pmf(k[None, :], G, expit(z)[:, None])
+    nxt = expit(np.clip(a + group_tilt(z[:, None], k[None, :], G, eps) / beta[:, None], -Z_MAX, Z_MAX))
+    return logit(np.clip(np.sum(w * nxt, axis=1), 1e-300, 1 - 1e-16))
+
+
+def expected_map_orbits(
+    p_ref: float, eps: float, betas: object, G: int, *, transient: int = 1500, n_keep: int = 64, tol: float = 1e-7
+) -> tuple[np.ndarray, np.ndarray]:
+    """The orbit of the exact expected map H_G (the maximiser, groups kept) from p_ref for every beta, iterated as a
+    deterministic map: its last n_keep values, shape (beta, n_keep), and its period (smallest k <= n_keep/2 with
+    |z_{j+k} - z_j| <= tol max(1, |z_j|) over the window, in logits; 0 if none)."""
+    p_ref = check_scalar("p_ref", check_p_ref(p_ref))
+    eps = check_scalar("eps", check_eps(eps))
+    betas = np.atleast_1d(check_beta(betas)).astype(float)
+    G = check_positive_int("G", G, minimum=2)
+    transient = check_positive_int("transient", transient, minimum=0)
+    n_keep = check_positive_int("n_keep", n_keep, minimum=2)
+    a = float(logit(p_ref))
+    z = np.full(betas.size, a)
+    for _ in range(transient):
+        z = _expected_logit_map(z, a, betas, eps, G)
+    keep = np.empty((betas.size, n_keep))
+    for j in range(n_keep):
+        z = _expected_logit_map(z, a, betas, eps, G)
+        keep[:, j] = z
+    period = np.zeros(betas.size, dtype=int)
+    scale = np.maximum(1.0, np.abs(keep))
+    for k in range(n_keep // 2, 0, -1):
+        period[np.all(np.abs(keep[:, k:] - keep[:, :-k]) <= tol * scale[:, :-k], axis=1)] = k
+    return expit(keep), period
 
 
 def signal_retention(p: object, G: int, eps: object) -> np.ndarray | float:

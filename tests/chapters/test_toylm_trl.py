@@ -1,8 +1,10 @@
-"""TRL's GRPOTrainer on the toy task: the CLI offline, the cached full run, and every knob check with a negative
-test (a wrong formula handed to the check must fail it)."""
+"""TRL's GRPOTrainer on the toy task: the CLI offline, the cached full run, and every knob check of
+grpo_nb.chapters.trl_grpo with a negative test (a wrong statement of the book's formula, monkeypatched into the
+module-level name the check reads, must fail it)."""
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -15,7 +17,8 @@ import pytest
 pytest.importorskip("trl")
 os.environ["HF_HUB_OFFLINE"] = "1"
 
-from grpo_nb.toylm import trl_checks as tc  # noqa: E402
+from grpo_nb.advantage import group_advantage  # noqa: E402
+from grpo_nb.chapters import trl_grpo as tc  # noqa: E402
 from grpo_nb.toylm import trl_report  # noqa: E402
 from grpo_nb.toylm.trl_trainer import beta_effective  # noqa: E402
 from tests.book_layout import ROOT  # noqa: E402
@@ -67,70 +70,110 @@ def test_the_cached_full_run_matches_the_schema_and_the_pinned_versions():
 
 
 def test_grpo_nb_imports_without_trl():
-    code = "import sys; sys.modules['trl'] = None; import grpo_nb.toylm.__main__, grpo_nb.toylm.trl_checks"
+    code = "import sys; sys.modules['trl'] = None; import grpo_nb.toylm.__main__, grpo_nb.chapters.trl_grpo"
     assert subprocess.run([sys.executable, "-c", code], cwd=ROOT).returncode == 0
 
 
-def test_advantage_is_trls_and_a_wrong_formula_fails(probe):
+def test_advantage_is_trls_and_a_wrong_formula_fails(probe, monkeypatch):
     for scale in ("group", "batch", "none"):
         assert tc.advantage_check(probe, scale) < TOL
-    assert tc.advantage_check(probe, "group", form="population") > 100 * TOL  # no Bessel correction
-    assert tc.advantage_check(probe, "group", form="paper") > 100 * TOL  # smoothing inside the root
-    assert tc.advantage_check(probe, "group", eps=1e-3) > 10 * TOL  # the constant is 1e-4
-    assert tc.advantage_check(probe, "none", form="trl") > 100 * TOL
+    wrong = [
+        ("group", functools.partial(group_advantage, form="population"), 100 * TOL),  # no Bessel correction
+        ("group", functools.partial(group_advantage, form="paper"), 100 * TOL),  # smoothing inside the root
+        ("group", functools.partial(group_advantage, form="trl", eps=1e-3), 10 * TOL),  # the constant is 1e-4
+        ("none", functools.partial(group_advantage, form="trl"), 100 * TOL),
+    ]
+    for scale, formula, gap in wrong:
+        with monkeypatch.context() as m:
+            m.setitem(tc.BOOK_ADVANTAGES, scale, formula)
+            assert tc.advantage_check(probe, scale) > gap, (scale, formula)
 
 
-def test_kl_is_k3_and_a_wrong_estimator_fails(probe):
+def test_kl_is_k3_and_a_wrong_estimator_fails(probe, monkeypatch):
     assert tc.kl_check(probe) < TOL
-    assert tc.kl_check(probe, "k1") > 100 * TOL and tc.kl_check(probe, "k2") > 100 * TOL
     assert tc.kl_check(probe, bias_correction=True) < TOL
-    assert tc.kl_check(probe, bias_correction=True, claim_ratio=False) > 100 * TOL
-    assert tc.kl_check(probe, bias_correction=False, claim_ratio=True) > 100 * TOL  # no ratio without the flag
+    book_kl = tc.book_kl
+    wrong = {
+        "k1": lambda logp, ref, log_ratio, flag: (logp - ref).double().numpy(),  # -d
+        "k2": lambda logp, ref, log_ratio, flag: ((ref - logp) ** 2 / 2).double().numpy(),  # d^2 / 2
+    }
+    for name, formula in wrong.items():
+        with monkeypatch.context() as m:
+            m.setattr(tc, "book_kl", formula)
+            assert tc.kl_check(probe) > 100 * TOL, name
+    # the ratio claimed the wrong way round
+    monkeypatch.setattr(tc, "book_kl", lambda logp, ref, log_ratio, flag: book_kl(logp, ref, log_ratio, not flag))
+    assert tc.kl_check(probe) > 100 * TOL  # a ratio without the flag
+    assert tc.kl_check(probe, bias_correction=True) > 100 * TOL  # no ratio with the flag
 
 
-def test_loss_aggregation_per_loss_type_and_a_wrong_one_fails(probe):
+def test_loss_aggregation_per_loss_type_and_a_wrong_one_fails(probe, monkeypatch):
     for lt in tc.LOSS_TYPES:
         assert tc.loss_type_check(probe, lt) < TOL
-    assert tc.loss_type_check(probe, "grpo", "bnpo") > 100 * TOL
-    assert tc.loss_type_check(probe, "dr_grpo", "bnpo") > 100 * TOL
-    assert tc.loss_type_check(probe, "dapo", "grpo") > 100 * TOL
+    aggregate = tc.aggregate
+    for loss_type, claimed in (("grpo", "bnpo"), ("dr_grpo", "bnpo"), ("dapo", "grpo")):
+        with monkeypatch.context() as m:
+            m.setattr(tc, "aggregate", lambda x, mask, lt, max_len, c=claimed: aggregate(x, mask, c, max_len))
+            assert tc.loss_type_check(probe, loss_type) > 100 * TOL, (loss_type, claimed)
 
 
-def test_clip_range_and_a_wrong_upper_range_fails(probe):
+def test_clip_range_and_a_wrong_upper_range_fails(probe, monkeypatch):
     assert tc.clip_check(probe, 0.2) < TOL and tc.clip_check(probe, 0.2, 0.28) < TOL
-    assert tc.clip_check(probe, 0.2, 0.28, claim_high=0.2) > 100 * TOL
-    assert tc.clip_check(probe, 0.2, claim_high=1e3) > 100 * TOL  # the clip does act
+    clipped = tc.book_clipped_term
+    with monkeypatch.context() as m:  # the book claims a symmetric clip where TRL's upper range is 0.28
+        m.setattr(tc, "book_clipped_term", lambda x, a, low, high: clipped(x, a, low, low))
+        assert tc.clip_check(probe, 0.2, 0.28) > 100 * TOL
+    with monkeypatch.context() as m:  # the book claims no upper clip: the clip does act
+        m.setattr(tc, "book_clipped_term", lambda x, a, low, high: clipped(x, a, low, 1e3))
+        assert tc.clip_check(probe, 0.2) > 100 * TOL
 
 
-def test_sequence_level_ratio_and_the_wrong_level_fails(probe):
+def test_sequence_level_ratio_and_the_wrong_level_fails(probe, monkeypatch):
     assert tc.sequence_ratio_check(probe, "sequence") < TOL and tc.sequence_ratio_check(probe, "token") < TOL
-    assert tc.sequence_ratio_check(probe, "sequence", "token") > 100 * TOL
-    assert tc.sequence_ratio_check(probe, "token", "sequence") > 100 * TOL
+    log_ratio = tc.book_log_ratio
+    other = {"sequence": "token", "token": "sequence"}
+    monkeypatch.setattr(tc, "book_log_ratio", lambda lr, mask, level: log_ratio(lr, mask, other[level]))
+    assert tc.sequence_ratio_check(probe, "sequence") > 100 * TOL
+    assert tc.sequence_ratio_check(probe, "token") > 100 * TOL
 
 
 def test_mu_one_never_clips_and_mu_three_does():
-    stored, clipped = tc.mu_check(1)
-    assert not stored and clipped == 0
-    stored, clipped = tc.mu_check(3)
-    assert stored and clipped > 0
+    mu1 = tc.mu_check(1)
+    assert not mu1.stored and mu1.clipped == 0
+    mu3 = tc.mu_check(3)
+    assert mu3.stored and mu3.clipped > 0
 
 
 def test_beta_default_is_zero_without_reference_or_kl():
-    default, has_ref, loss = tc.beta_default_check()
-    assert default == 0 and not has_ref and loss < TOL
+    beta0 = tc.beta_default_check()
+    assert beta0.default == 0 and not beta0.has_reference and beta0.loss < TOL
 
 
-def test_trls_defaults_are_the_stated_ones_and_a_wrong_claim_is_caught():
+def test_trls_defaults_are_the_stated_ones_and_a_wrong_claim_is_caught(monkeypatch):
     assert tc.defaults_check() == {}
-    assert tc.defaults_check({"beta": 0.04, "loss_type": "grpo"}) == {
+    monkeypatch.setattr(tc, "BOOK_DEFAULTS", {"beta": 0.04, "loss_type": "grpo"})
+    assert tc.defaults_check() == {
         "beta": (0.0, 0.04),
         "loss_type": ("dapo", "grpo"),
     }
 
 
-def test_bad_input_raises():
+def test_the_knob_table_fails_the_row_of_a_wrong_statement_only(monkeypatch):
+    monkeypatch.setitem(tc.BOOK_DEFAULTS, "loss_type", "grpo")
+    knobs = tc.knob_table()
+    assert [row.knob for row in knobs.rows if not row.passed] == ["TRL's defaults"]
+    assert len(knobs.table.rows) == len(knobs.rows) == 11 and knobs.table.rows[0][-1] == "FAILS"
+
+
+def test_bad_input_raises(probe):
     with pytest.raises(ValueError, match="loss_type"):
         tc.aggregate(np.zeros((2, 2)), np.ones((2, 2)), "ppo", 2)
+    with pytest.raises(ValueError, match="scale_rewards='global'"):
+        tc.advantage_check(probe, "global")
+    with pytest.raises(ValueError, match="level='answer'"):
+        tc.sequence_ratio_check(probe, "answer")
+    with pytest.raises(ValueError, match="loss_type='ppo'"):
+        tc.loss_type_check(probe, "ppo")
     with pytest.raises(ValueError, match="G=1"):
         beta_effective(1.0, 1)
     with pytest.raises(ValueError, match="beta=-1"):

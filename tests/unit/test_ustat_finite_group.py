@@ -1,6 +1,7 @@
-"""Tests of grpo_nb.ustat.finite_group and its chapter checks: the finite-group step is tabular Algorithm 1 on a
-two-answer prompt, its law (computed without sampling) matches seeded runs, dynamic sampling, robustness at the
-edges of the parameter range, and bad input. Each check is shown to fail on a wrong model."""
+"""Tests of grpo_nb.ustat.finite_group: the finite-group step is Theorem 2 with exact p, its law (computed without
+sampling) matches the simulated chain, dynamic sampling in tabular Algorithm 1 matches its recursion, the expected
+map's own orbits, robustness at the edges of the parameter range, and bad input. Each check is shown to fail on a
+wrong model. The group-size chapter's analyses are tested in tests/chapters/test_group_size_checks.py."""
 
 from __future__ import annotations
 
@@ -10,13 +11,11 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scipy.special import expit, logit
+from scipy.special import logit
 
-from grpo_nb.dynamics.map import h, iterate
+from grpo_nb.dynamics.map import h
 from grpo_nb.tabular.algorithm1 import algorithm1, make_task
-from grpo_nb.ustat import estimator_checks
 from grpo_nb.ustat import finite_group as fg
-from grpo_nb.ustat import finite_group_checks as dyn
 from grpo_nb.ustat.estimators import limit_scale
 from grpo_nb.ustat.moments import expected_step_factor
 
@@ -46,17 +45,6 @@ def test_signal_retention_of_a_hard_prompt_is_sqrt_g_minus_1_p() -> None:
     assert fg.signal_retention(0.3, 4096, 1e-5) == pytest.approx(1.0, abs=1e-3)
 
 
-def test_replay_is_exact_and_fails_for_a_wrong_inner_loop() -> None:
-    assert dyn.replay_check((0.1, 0.6), beta=1.0, eps=1e-5, G=6, mu=15, lr=0.5, n=5, seed=3) < 1e-12
-    task = make_task(np.array([0.3]), n_outcomes=2, seed=0)
-    run = algorithm1(task, beta=1.0, eps=1e-5, G=6, mu=15, lr=0.5, n_iterations=3, seed=3)
-    wrong = fg.StepModel(0.3, 1.0, 1e-5, 6, rule="inner_loop", mu=15, lr=0.25)
-    z = [wrong.a]
-    for k in np.rint(run.p_hat[:, 0] * 6).astype(int):
-        z.append(float(fg.step_logits(wrong, z[-1], k)))
-    assert np.abs(expit(np.array(z)) - run.p_true[:, 0]).max() > 1e-3
-
-
 @pytest.mark.parametrize(
     "kw",
     [
@@ -76,13 +64,6 @@ def test_law_matches_the_simulated_chain_and_the_expected_map(kw) -> None:
     assert np.all(np.abs(chains.mean(axis=1) - law.mean) < 5 * se + 1e-12)
     assert np.allclose(fg.finite_group_law(model, 6, width=5e-4).mean, law.mean, atol=1e-6)  # the merge grid is fine
     assert np.allclose(law.std, chains.std(axis=1), atol=0.01)
-
-
-def test_a_wrong_rule_is_told_apart_from_algorithm1_runs() -> None:
-    cmp = dyn.trajectory_comparison(0.1, 1.0, 1e-5, (4,), mu=20, lr=0.5, n=5, n_seeds=800, seed=1)
-    assert np.abs(cmp.z_scores(4)).max() < 4.5 and 0.65 < cmp.band_coverage(4) < 0.95
-    plug = fg.finite_group_law(fg.StepModel(0.1, 1.0, 1e-5, 4, rule="plug_in"), 5)
-    assert np.abs(replace(cmp, laws={4: plug}).z_scores(4)).max() > 5
 
 
 def test_dynamic_sampling_in_algorithm1_matches_its_recursion() -> None:
@@ -162,73 +143,35 @@ def test_other_functions_reject_bad_input() -> None:
         fg.finite_group_law(model, 3, width=1.0)
     with pytest.raises(ValueError, match="not a StepModel"):
         fg.finite_group_law("model", 3)
+    with pytest.raises(ValueError, match="beta=-1.0"):
+        fg.expected_map_orbits(1e-3, 1e-5, np.array([1.0, -1.0]), 16)
+    with pytest.raises(ValueError, match="p_ref=1.0"):
+        fg.expected_map_orbits(1.0, 1e-5, np.array([1.0]), 16)
+    with pytest.raises(ValueError, match="G=1"):
+        fg.expected_map_orbits(1e-3, 1e-5, np.array([1.0]), 1)
+    with pytest.raises(ValueError, match="n_keep=1"):
+        fg.expected_map_orbits(1e-3, 1e-5, np.array([1.0]), 16, n_keep=1)
 
 
-# ------------------------------------------------------------------ chapter checks
-
-
-def test_step_factor_check_and_its_negative(monkeypatch) -> None:
-    bandits = estimator_checks.bandits((0.3, 0.7))
-    _, worst = dyn.step_factor_check(bandits, (2, 5))
-    assert worst < 1e-12
-    monkeypatch.setattr(dyn, "expected_step_factor", lambda p, G, e: 1.0)
-    _, worst = dyn.step_factor_check(bandits, (2, 5))
-    assert worst > 1e-3
-
-
-def test_iterations_gap_is_predicted_by_the_law() -> None:
-    _, gap = dyn.iterations_gap((0.3, 0.9), beta=1.0, eps=1e-5, G=8, mu=20, lr=0.5, n=6, book_seeds=20, n_seeds=400)
-    assert np.all(np.abs(gap["book"] - gap["law"]) < 3 * gap["book_se"])
-    assert np.all(np.abs(gap["book"] - gap["h"]) > 4 * gap["book_se"])
-    assert np.all(np.abs(gap["two"] - gap["law"]) < 4 * gap["two_se"])
-
-
-def test_zero_variance_study_orders_the_rules() -> None:
-    _, zv = dyn.zero_variance_study(0.01, 1.0, 1e-5, 8, mu=20, lr=0.5, n=6, n_seeds=400, seed=0)
-    final = {rule: f["law"].mean[-1] for rule, f in zv.items()}
-    assert final["resample"] > final["drop"] > final["keep"]
-    assert all(np.abs(f["z"]).max() < 4.5 for f in zv.values())
-
-
-def test_expected_map_orbits_and_bursts() -> None:
+def test_expected_map_orbits_follow_the_expected_map_and_find_its_2_cycle() -> None:
+    """The orbit is the expected map iterated (maximiser, groups kept), not h; where h has a fixed point (beta 8 and
+    12 from p_ref = 1e-3) the expected map of groups of 16 alternates."""
     betas = np.array([8.0, 12.0])
-    _, per = dyn.expected_map_orbits(1e-3, 1e-5, betas, 16, transient=800, n_keep=16)
-    assert np.all(per == 2)  # h has a fixed point there; the expected map of groups of 16 alternates
-    _, bursts = dyn.burst_statistics(1e-3, 5.0, 1e-5, (16,), n=100, n_chains=100, seed=0)
-    assert bursts[16]["at_ref"] > 0.95 and bursts[16]["alternating"] < 0.05
+    keep, per = fg.expected_map_orbits(1e-3, 1e-5, betas, 16, transient=800, n_keep=16)
+    assert np.all(per == 2)
+    for b, beta in enumerate(betas):
+        step = fg.expected_map(fg.StepModel(1e-3, beta, 1e-5, 16), keep[b, :-1])
+        assert np.allclose(step, keep[b, 1:], rtol=1e-9)
+        assert not np.allclose(h(keep[b, :-1], 1e-3, beta, 1e-5), keep[b, 1:], rtol=1e-3)
 
 
-def test_toy_lm_gap_summary_on_synthetic_runs() -> None:
-    p_ref = np.array([0.2, 0.5, 0.8])
-    faithful = np.vstack([fg.finite_group_law(fg.StepModel(p, 2.0, 0.01, 16), 4).mean for p in p_ref]).T
-    table, facts = dyn.toy_lm_gap(p_ref, faithful, beta=2.0, eps=0.01, G=16)
-    assert np.allclose(facts["law"], facts["measured"]) and len(table.rows) == 5
-    assert np.allclose(facts["h"], iterate(p_ref, 2.0, 0.01, 4).mean(axis=1))
-
-
-def test_explorer_and_figures_draw_without_error() -> None:
+def test_the_finite_group_explorer_draws() -> None:
     import matplotlib
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
 
-    from grpo_nb.plots import ustat as figs
     from grpo_nb.widgets.ustat import finite_group_explorer
 
     w = finite_group_explorer(n=5).widget
     w.f(**w.kwargs)  # interact swallows exceptions outside IPython: call the drawing function directly
     w.f(log10_p_ref=-3.5, beta=0.3, G=200, no_signal="resample")
-    cmp = dyn.trajectory_comparison(0.2, 1.0, 1e-5, (2, 8), mu=5, lr=0.5, n=3, n_seeds=50)
-    p = np.geomspace(1e-3, 0.99, 20)
-    maps = dyn.expected_map_curves(0.2, 1.0, 1e-5, (2, 8), p)
-    _, zv = dyn.zero_variance_study(0.05, 1.0, 1e-5, 4, mu=5, lr=0.5, n=3, n_seeds=50)
-    _, bursts = dyn.burst_statistics(1e-3, 5.0, 1e-5, (16,), n=30, n_chains=5, burn_in=5, n_shown=20)
-    keep, _ = dyn.expected_map_orbits(1e-3, 1e-5, np.array([5.0, 9.0]), 16, transient=50, n_keep=4)
-    for fig in (
-        figs.plot_chain_comparison(cmp),
-        figs.plot_expected_maps(p, maps, {"G = 2": fg.signal_retention(p, 2, 1e-5)}),
-        figs.plot_zero_variance(zv, iterate(0.05, 1.0, 1e-5, 3)),
-        figs.plot_hard_prompt_finite_group(np.array([5.0, 9.0]), {"H_16": keep}, {"G = 16": bursts[16]["path"]}),
-    ):
-        assert fig.axes
-        plt.close(fig)

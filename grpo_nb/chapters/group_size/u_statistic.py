@@ -1,13 +1,20 @@
-"""The group-size chapter's checks of Part 1 (the gradient as a U-statistic), each returning its table and verdicts.
+"""The analyses of Part 1 of the chapter "Group size" (``book/group_size.md``, "The gradient as a U-statistic"),
+each returning its table and the values its asserts need; the section of the chapter that uses each is named in
+brackets.
 
-* :func:`bandits`: the chapter's softmax bandits (a weak, a medium and a strong "model").
-* :func:`gradient_check`: the exact gradient against central differences of V.
-* :func:`lemma1_check`: Lemma 1 and the (G-1)/G factor on explicit random groups.
-* :func:`exact_routes`: exact MSE by the binomial sum, by enumerating every group, and by the Hoeffding formula.
-* :func:`mse_curves`: Monte Carlo MSE with 95% intervals against the exact one, for every estimator and G.
-* :func:`theorem2_fit`: the 1/G and 1/G^2 terms fitted to the Monte Carlo MSE against the exact constants.
-* :func:`difficulty_scan`: the optimal group size of Theorem 7 for prompt sets of growing difficulty.
-* :func:`normalisation_table`: bias and MSE of the std-normalised estimator against the U-statistic.
+* :func:`bandits` and :func:`gradient_check` ("A softmax bandit where everything is exact"): the chapter's softmax
+  bandits (a weak, a medium and a strong "model"), and the exact gradient against central differences of V.
+* :func:`lemma1_check` ("Four estimators from one group"): Lemma 1 and the (G-1)/G factor on explicit random groups.
+* :func:`exact_routes` ("Exact moments, three ways"): exact MSE by the binomial sum, by enumerating every group, and
+  by the Hoeffding formula.
+* :func:`mse_curves` ("MSE against the group size"): Monte Carlo MSE with 95% intervals against the exact one, for
+  every estimator and G.
+* :func:`theorem2_fit` ("The two terms of the MSE, fitted"): the 1/G and 1/G^2 terms fitted to the Monte Carlo MSE
+  against the exact constants.
+* :func:`difficulty_scan` ("Minibatches and a fixed sampling budget"): the optimal group size of Theorem 7 for prompt
+  sets of growing difficulty.
+* :func:`normalisation_table` ("Reward normalisation"): bias and MSE of the std-normalised estimator against the
+  U-statistic.
 """
 
 from __future__ import annotations
@@ -40,7 +47,12 @@ from grpo_nb.ustat.scaling import scaling_constants
 from grpo_nb.validation import check_positive_int
 
 __all__ = [
+    "DifficultyScan",
+    "ExactRoutes",
+    "Lemma1Check",
     "MSECurves",
+    "Normalisation",
+    "Theorem2Fit",
     "bandits",
     "difficulty_scan",
     "exact_routes",
@@ -56,13 +68,15 @@ Bandit = tuple[np.ndarray, np.ndarray]
 
 def bandits(values: Sequence[float] = (0.2, 0.5, 0.85), n_answers: int = 6, n_correct: int = 2, seed: int = 3):
     """{label: (logits, reward)}: one bandit per success probability V, n_correct of n_answers answers correct
-    (the split of probability within the correct and the wrong answers is seeded, :func:`make_task`)."""
+    (the split of probability within the correct and the wrong answers is seeded, :func:`make_task`). Section "A
+    softmax bandit where everything is exact" defines the chapter's three bandits with it."""
     task = make_task(np.asarray(values, dtype=float), n_outcomes=n_answers, n_success=n_correct, seed=seed)
     return {f"V = {v:g}": (lg, rw) for v, lg, rw in zip(values, task.ref_logits, task.reward, strict=True)}
 
 
 def gradient_check(logits: np.ndarray, reward: np.ndarray, step: float = 1e-6) -> float:
-    """max_o |exact_gradient - (V(theta + h e_o) - V(theta - h e_o)) / (2h)|."""
+    """max_o |exact_gradient - (V(theta + h e_o) - V(theta - h e_o)) / (2h)|, section "A softmax bandit where
+    everything is exact"."""
 
     def value(theta: np.ndarray) -> float:
         return float(expected_reward(softmax(theta), reward))
@@ -74,10 +88,18 @@ def gradient_check(logits: np.ndarray, reward: np.ndarray, step: float = 1e-6) -
 LEMMA1_TOL = 1e-12  # both identities hold to rounding; the table prints each gap as this bound
 
 
-def lemma1_check(bandit: Bandit, groups: Sequence[int], n_groups: int = 500, seed: int = 0) -> tuple[Table, float]:
-    """On n_groups random groups per G: max |pairwise U-statistic - leave-one-out GRPO estimate| and
-    max |full-mean estimate - (G-1)/G leave-one-out estimate|. Returns (table, the largest of all); the table shows
-    each gap as a bound at ``LEMMA1_TOL``."""
+@dataclass(frozen=True)
+class Lemma1Check:
+    """Per G, the largest gap of each identity of Lemma 1 (shown as a bound at ``LEMMA1_TOL``), and the largest of
+    all (``worst``)."""
+
+    table: Table
+    worst: float
+
+
+def lemma1_check(bandit: Bandit, groups: Sequence[int], n_groups: int = 500, seed: int = 0) -> Lemma1Check:
+    """Section "Four estimators from one group": on n_groups random groups per G, max |pairwise U-statistic -
+    leave-one-out GRPO estimate| and max |full-mean estimate - (G-1)/G leave-one-out estimate|."""
     logits, reward = bandit
     rows, worst = [], 0.0
     for G in groups:
@@ -90,16 +112,24 @@ def lemma1_check(bandit: Bandit, groups: Sequence[int], n_groups: int = 500, see
         rows.append((str(G), str(n_groups), bound(u_gap, LEMMA1_TOL), bound(f_gap, LEMMA1_TOL), scale))
         worst = max(worst, u_gap, f_gap)
     headers = ["G", "groups", "max |U-statistic − GRPO|", "max |full mean − (G−1)/G · GRPO|", "max |GRPO| (scale)"]
-    return Table(headers, rows), worst
+    return Lemma1Check(Table(headers, rows), worst)
 
 
 ROUTES_TOL = 1e-10  # the three routes agree to rounding; the table prints the gap as this bound
 
 
-def exact_routes(bandit: Bandit, groups: Sequence[int]) -> tuple[Table, float]:
-    """Exact MSE of every estimator three ways: summing over the success count, enumerating all K^G groups, and
-    (GRPO only) the Hoeffding formula tr(Sigma)/G + 2 zeta/(G(G-1)). Returns (table, largest relative gap); the table
-    shows each gap as a bound at ``ROUTES_TOL``."""
+@dataclass(frozen=True)
+class ExactRoutes:
+    """The exact MSE of every estimator and G by each route, the largest relative gap of each row (shown as a bound
+    at ``ROUTES_TOL``), and the largest of all (``worst``)."""
+
+    table: Table
+    worst: float
+
+
+def exact_routes(bandit: Bandit, groups: Sequence[int]) -> ExactRoutes:
+    """Section "Exact moments, three ways": the exact MSE of every estimator three ways, summing over the success
+    count, enumerating all K^G groups, and (GRPO only) the Hoeffding formula tr(Sigma)/G + 2 zeta/(G(G-1))."""
     logits, reward = bandit
     hc = hoeffding_constants(logits, reward)
     rows, worst = [], 0.0
@@ -112,12 +142,14 @@ def exact_routes(bandit: Bandit, groups: Sequence[int]) -> tuple[Table, float]:
             worst = max(worst, gap)
             rows.append((str(G), est, f"{logits.size**G}", by_count, enum, formula, bound(gap, ROUTES_TOL)))
     headers = ["G", "estimator", "groups enumerated", "sum over k", "enumeration", "Hoeffding", "max relative gap"]
-    return Table(headers, rows, ".6g"), worst
+    return ExactRoutes(Table(headers, rows, ".6g"), worst)
 
 
 @dataclass(frozen=True)
 class MSECurves:
-    """Per bandit label and estimator: Monte Carlo MSE, its 95% half-width and the exact MSE, arrays over ``groups``."""
+    """Per bandit label and estimator: Monte Carlo MSE, its 95% half-width and the exact MSE, arrays over ``groups``;
+    the verdicts of section "MSE against the group size" (:meth:`worst_z`, :meth:`ordering_from`,
+    :meth:`grpo_over_oracle`) and its table (:meth:`table`)."""
 
     groups: np.ndarray
     mc: dict[tuple[str, str], np.ndarray]
@@ -166,8 +198,8 @@ def mse_curves(
     estimators: Sequence[str] = ("vanilla", "grpo", "oracle"),
     seed: int = 0,
 ) -> MSECurves:
-    """MSE around grad V for every bandit, estimator and G: Monte Carlo over n_groups groups (vectorised) with a 95%
-    interval, next to the exact value (:func:`exact_moments`)."""
+    """Section "MSE against the group size": the MSE around grad V for every bandit, estimator and G, Monte Carlo
+    over n_groups groups (vectorised) with a 95% interval, next to the exact value (:func:`exact_moments`)."""
     n_groups = check_positive_int("n_groups", n_groups, minimum=2)
     mc, half, exact = {}, {}, {}
     for b, (label, (logits, reward)) in enumerate(tqdm(bandits_.items(), desc="bandits")):
@@ -186,9 +218,20 @@ def mse_curves(
     return MSECurves(np.asarray(groups), mc, half, exact, n_groups)
 
 
-def theorem2_fit(curves: MSECurves, label: str, bandit: Bandit) -> tuple[Table, dict[str, float]]:
-    """Weighted least squares of the GRPO Monte Carlo MSE on (1/G, 2/(G(G-1))): the fitted leading constant and
-    residual constant with their standard errors, against tr(Sigma) and zeta. Returns (table, z-scores)."""
+@dataclass(frozen=True)
+class Theorem2Fit:
+    """The fitted leading and residual constants of one bandit next to tr(Sigma) and zeta, and each one's
+    (fitted - exact) / standard error."""
+
+    table: Table
+    z_leading: float
+    z_residual: float
+
+
+def theorem2_fit(curves: MSECurves, label: str, bandit: Bandit) -> Theorem2Fit:
+    """Section "The two terms of the MSE, fitted": weighted least squares of the GRPO Monte Carlo MSE on
+    (1/G, 2/(G(G-1))), the fitted leading constant and residual constant with their standard errors, against
+    tr(Sigma) and zeta."""
     g = curves.groups.astype(float)
     y, se = curves.mc[label, "grpo"], curves.half_width[label, "grpo"] / 1.96
     design = np.stack([1.0 / g, 2.0 / (g * (g - 1.0))], axis=1) / se[:, None]
@@ -203,14 +246,23 @@ def theorem2_fit(curves: MSECurves, label: str, bandit: Bandit) -> tuple[Table, 
         ("2/(G(G−1)) (residual): ζ", coef[1], errs[1], exact[1], z["residual"]),
     ]
     headers = [f"{label}: term", "fitted", "standard error", "exact", "(fitted − exact) / se"]
-    return Table(headers, rows, ".4g"), z
+    return Theorem2Fit(Table(headers, rows, ".4g"), z["leading"], z["residual"])
+
+
+@dataclass(frozen=True)
+class DifficultyScan:
+    """Per difficulty level: the constants C1, C2, C3 and G* (the table), and G* per level (``optimal_group_size``)."""
+
+    table: Table
+    optimal_group_size: np.ndarray
 
 
 def difficulty_scan(
     levels: Sequence[float], n_prompts: int = 16, n_answers: int = 6, spread: float = 0.3, seed: int = 0
-) -> tuple[Table, np.ndarray]:
-    """For prompt sets whose success probabilities scatter (log-normally, sd ``spread``) around each level: the
-    constants C1, C2, C3 and the optimal group size G* = 1 + sqrt(C3/C1). Returns (table, G* per level)."""
+) -> DifficultyScan:
+    """Section "Minibatches and a fixed sampling budget": for prompt sets whose success probabilities scatter
+    (log-normally, sd ``spread``) around each level, the constants C1, C2, C3 and the optimal group size
+    G* = 1 + sqrt(C3/C1)."""
     rng = np.random.default_rng(seed)
     rows, best = [], []
     for level in levels:
@@ -230,32 +282,43 @@ def difficulty_scan(
             )
         )
     headers = ["typical p", "C1", "C2", "C3", "G* = 1 + √(C3/C1)", "Thm 7: √(C3/C1)", "G* · √p"]
-    return Table(headers, rows, ".3g"), np.array(best)
+    return DifficultyScan(Table(headers, rows, ".3g"), np.array(best))
 
 
-def normalisation_table(bandits_: Mapping[str, Bandit], groups: Sequence[int]) -> tuple[Table, dict]:
-    """The std-normalised estimator ("grpo_std") per bandit and G: its relative bias |E est - target|/|target|
-    (target = its large-G limit grad V/(sigma + 1e-4)) and G x MSE, against the U-statistic divided by sigma
-    (G x MSE_grpo / sigma^2) and the two large-G constants of :func:`normalised_leading_constants`."""
-    rows, facts = [], {}
+@dataclass(frozen=True)
+class Normalisation:
+    """Per bandit label: the std-normalised estimator's relative bias and G x MSE over the groups, the U-statistic's
+    G x MSE / sigma^2 (``u_g_mse``), and the two large-G limits (``std_limit``: the delta-method constant,
+    ``u_limit``: tr(Sigma) / sigma^2)."""
+
+    table: Table
+    bias: dict[str, np.ndarray]
+    g_mse: dict[str, np.ndarray]
+    u_g_mse: dict[str, np.ndarray]
+    std_limit: dict[str, float]
+    u_limit: dict[str, float]
+
+
+def normalisation_table(bandits_: Mapping[str, Bandit], groups: Sequence[int]) -> Normalisation:
+    """Section "Reward normalisation": the std-normalised estimator ("grpo_std") per bandit and G, its relative bias
+    |E est - target|/|target| (target = its large-G limit grad V/(sigma + 1e-4)) and G x MSE, against the
+    U-statistic divided by sigma (G x MSE_grpo / sigma^2) and the two large-G constants of
+    :func:`normalised_leading_constants`."""
+    rows = []
+    bias, g_mse, u_g_mse, std_limits, u_limits = {}, {}, {}, {}, {}
     for label, (logits, reward) in bandits_.items():
         v = float(expected_reward(softmax(logits), reward))
         std_limit, u_limit = normalised_leading_constants(logits, reward)
-        bias, scaled, u_scaled = [], [], []
+        rel, scaled, u_scaled = [], [], []
         for G in groups:
             m = exact_moments(logits, reward, G, "grpo_std")
             u = exact_moments(logits, reward, G, "grpo").mse / (v * (1 - v))
-            bias.append(float(np.linalg.norm(m.bias) / np.linalg.norm(m.target)))
+            rel.append(float(np.linalg.norm(m.bias) / np.linalg.norm(m.target)))
             scaled.append(G * m.mse)
             u_scaled.append(G * u)
-            rows.append((label, str(G), bias[-1], G * m.mse, G * u, std_limit, u_limit))
-        facts[label] = {
-            "bias": np.array(bias),
-            "g_mse": np.array(scaled),
-            "u_g_mse": np.array(u_scaled),
-            "std_limit": std_limit,
-            "u_limit": u_limit,
-        }
+            rows.append((label, str(G), rel[-1], G * m.mse, G * u, std_limit, u_limit))
+        bias[label], g_mse[label], u_g_mse[label] = np.array(rel), np.array(scaled), np.array(u_scaled)
+        std_limits[label], u_limits[label] = std_limit, u_limit
     headers = [
         "bandit",
         "G",
@@ -265,4 +328,4 @@ def normalisation_table(bandits_: Mapping[str, Bandit], groups: Sequence[int]) -
         "limit, std-normalised (delta method)",
         "limit, U / σ: tr Σ / σ²",
     ]
-    return Table(headers, rows, ".4g"), facts
+    return Normalisation(Table(headers, rows, ".4g"), bias, g_mse, u_g_mse, std_limits, u_limits)

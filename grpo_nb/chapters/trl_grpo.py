@@ -1,4 +1,11 @@
-"""TRL's GRPO knobs against the book's formulas, each checked by running TRL's own code.
+"""The analyses of the chapter "GRPO in TRL" (``book/trl_grpo.md``): TRL's GRPO knobs against the book's formulas,
+each checked by running TRL's own code.
+
+* :func:`make_probe` and :func:`trl_advantages` (section "TRL's advantage, read from a real step"): a probe and TRL's
+  advantages for its rewards.
+* :func:`knob_table` (section "Every knob, checked by TRL's own code"): every row of the knob map, each from one of
+  the checks below (:func:`defaults_check`, :func:`beta_default_check`, :func:`kl_check`, :func:`advantage_check`,
+  :func:`mu_check`, :func:`clip_check`, :func:`loss_type_check`, :func:`sequence_ratio_check`).
 
 A *probe* is TRL's GRPOTrainer on four prompts of the toy task (pi_ref after SFT, G = 8) and one real generation
 batch of it (``GRPOTrainer._generate_and_score_completions``: sampling, the reward, TRL's advantages, the
@@ -16,13 +23,16 @@ whose importance ratio, reference log-probabilities or advantages it sets, and c
   ``num_iterations`` > 1 in real training steps;
 - ``beta``'s default 0 (no reference model, no KL in the loss).
 
-Each check takes the formula it tests as an argument (a name), so a test can hand it a wrong one and see it fail.
+The book's side of each check is a module-level name: :data:`BOOK_ADVANTAGES`, :func:`book_kl`, :func:`aggregate`,
+:func:`book_clipped_term`, :func:`book_log_ratio` and :data:`BOOK_DEFAULTS`. A check reads it when it runs, so
+replacing one by a wrong statement (as the tests do) makes its check fail.
 """
 
 from __future__ import annotations
 
 import functools
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -36,13 +46,20 @@ from grpo_nb.toylm.trl_trainer import TRL_CONFIGS, TRLRun, TRLSetup, make_traine
 from grpo_nb.validation import check_choice
 
 __all__ = [
+    "BOOK_ADVANTAGES",
     "BOOK_DEFAULTS",
     "LOSS_TYPES",
+    "BetaDefault",
     "KnobCheck",
+    "KnobTable",
+    "MuCheck",
     "Probe",
     "advantage_check",
     "aggregate",
     "beta_default_check",
+    "book_clipped_term",
+    "book_kl",
+    "book_log_ratio",
     "clip_check",
     "defaults_check",
     "kl_check",
@@ -86,7 +103,9 @@ class Probe:
 
 
 def make_probe(beta: float = 0.0, seed: int = 0, **overrides) -> Probe:
-    """TRL's trainer on the probe task (``overrides`` go to ``trl.GRPOConfig``) and one generation batch of it."""
+    """TRL's trainer on the probe task (``overrides`` go to ``trl.GRPOConfig``) and one generation batch of it: the
+    draw of section "TRL's advantage, read from a real step", and the batch every check of :func:`knob_table`
+    (section "Every knob, checked by TRL's own code") runs TRL on."""
     setup = _probe_setup()
     log: list = []
     trainer = make_trainer(setup, TRLRun("probe", beta, overrides.pop("epsilon", 0.2)), reward_log=log, **overrides)
@@ -121,28 +140,59 @@ def _np(t: torch.Tensor) -> np.ndarray:
     return t.detach().double().numpy()
 
 
-def advantage_check(
-    probe: Probe, scale_rewards: str = "group", form: str | None = None, eps: float | None = None
-) -> float:
-    """max |TRL's advantages - the book's| on the probe's batch, TRL run with ``scale_rewards``.
+def _batch_advantage(rewards: np.ndarray) -> np.ndarray:
+    """``scale_rewards`` = batch: r minus its group's mean, over (the whole batch's Bessel std + 1e-4)."""
+    return group_advantage(rewards, "mean_only") / (rewards.std(ddof=1) + 1e-4)
 
-    The book's forms: group = ``group_advantage(r, "trl")`` ((r - mean)/(Bessel std + 1e-4)); batch = r minus the
-    group mean over (the whole batch's Bessel std + 1e-4); none = ``group_advantage(r, "mean_only")``. ``form``
-    names the formula to test (default: the one the book gives for ``scale_rewards``), ``eps`` its constant
-    (default: ``group_advantage``'s, 1e-4 for "trl")."""
+
+#: The book's advantage of a (prompts, G) reward array for each ``scale_rewards``: group = ``group_advantage(r,
+#: "trl")`` ((r - mean)/(Bessel std + 1e-4)); batch = r minus the group mean over (the whole batch's Bessel std +
+#: 1e-4); none = ``group_advantage(r, "mean_only")`` (Dr. GRPO).
+BOOK_ADVANTAGES: dict[str, Callable[[np.ndarray], np.ndarray]] = {
+    "group": functools.partial(group_advantage, form="trl"),
+    "batch": _batch_advantage,
+    "none": functools.partial(group_advantage, form="mean_only"),
+}
+
+
+def book_kl(logp: torch.Tensor, logp_ref: torch.Tensor, log_ratio: torch.Tensor, bias_correction: bool) -> np.ndarray:
+    """The book's per-token KL term of TRL's loss: Schulman's k3, exp(d) - d - 1 with d = log pi_ref - log pi_theta
+    (:func:`grpo_nb.toylm.grpo.k3_kl`), times the importance ratio pi_theta/pi_old = exp(``log_ratio``) when
+    ``use_bias_correction_kl`` (``bias_correction``) is on; without the flag the KL term carries no ratio."""
+    k3 = _np(k3_kl(logp, logp_ref))
+    return k3 * np.exp(_np(log_ratio)) if bias_correction else k3
+
+
+def book_clipped_term(ratio: np.ndarray, advantage: np.ndarray, eps_low: float, eps_high: float) -> np.ndarray:
+    """The book's clipped term with TRL's two ranges, f(x, A) = min(x A, clip(x, 1 - eps_low, 1 + eps_high) A):
+    :func:`grpo_nb.clipping.clipped_term` with eps_high where A >= 0 and eps_low where A < 0 (only one side of the
+    clip acts for each sign)."""
+    return np.where(advantage >= 0, clipped_term(ratio, advantage, eps_high), clipped_term(ratio, advantage, eps_low))
+
+
+def book_log_ratio(log_ratio: np.ndarray, mask: np.ndarray, level: str) -> np.ndarray:
+    """The book's log importance ratio per token, (B, T), at ``importance_sampling_level`` = ``level``: token, the
+    token's own log pi_theta - log pi_old; sequence (GSPO), the mean over the completion's tokens (``mask``), shared
+    by them."""
+    check_choice("level", level, ("token", "sequence"))
+    if level == "token":
+        return log_ratio
+    return np.broadcast_to(((log_ratio * mask).sum(1) / mask.sum(1))[:, None], log_ratio.shape)
+
+
+def advantage_check(probe: Probe, scale_rewards: str = "group") -> float:
+    """max |TRL's advantages - the book's (:data:`BOOK_ADVANTAGES`)| on the probe's batch, TRL run with
+    ``scale_rewards``; a row of :func:`knob_table` (section "Every knob, checked by TRL's own code")."""
+    check_choice("scale_rewards", scale_rewards, tuple(BOOK_ADVANTAGES))
     probe.trainer.scale_rewards = scale_rewards
-    r = probe.rewards
     trl_adv = _np(_readvantage(probe))
-    form = {"group": "trl", "batch": "batch", "none": "mean_only"}[scale_rewards] if form is None else form
-    if form == "batch":
-        book = group_advantage(r, "mean_only") / (r.std(ddof=1) + 1e-4)
-    else:
-        book = group_advantage(r, form, eps=eps)
+    book = BOOK_ADVANTAGES[scale_rewards](probe.rewards)
     return float(np.abs(trl_adv - book.reshape(-1)).max())
 
 
 def trl_advantages(probe: Probe) -> np.ndarray:
-    """TRL's advantages for the probe's rewards, computed by TRL's own code, as a (prompts, G) array."""
+    """TRL's advantages for the probe's rewards, computed by TRL's own code, as a (prompts, G) array (section "TRL's
+    advantage, read from a real step")."""
     return _np(_readvantage(probe)).reshape(probe.rewards.shape)
 
 
@@ -173,21 +223,10 @@ class _FixedReward:
         return list(self.rewards)
 
 
-def kl_check(
-    probe: Probe,
-    estimator: str = "k3",
-    *,
-    bias_correction: bool = False,
-    claim_ratio: bool | None = None,
-    seed: int = 0,
-) -> float:
-    """|TRL's logged KL - the book's estimator| with log pi_ref - log pi_theta = d set per token (d ~ U(-1, 1)) and
-    the ratio pi_theta/pi_old set to exp(u), u ~ U(0, 0.5).
-
-    ``estimator``: "k3" (exp(d) - d - 1, the book's), "k1" (-d) or "k2" (d^2/2). TRL's ``use_bias_correction_kl``
-    is ``bias_correction``; the book's estimate is multiplied by the ratio when ``claim_ratio`` (default:
-    ``bias_correction``, the book's statement: without the flag the KL term carries no ratio)."""
-    check_choice("estimator", estimator, ("k1", "k2", "k3"))
+def kl_check(probe: Probe, *, bias_correction: bool = False, seed: int = 0) -> float:
+    """|TRL's logged KL - the book's (:func:`book_kl`)| with log pi_ref - log pi_theta = d set per token
+    (d ~ U(-1, 1)) and the ratio pi_theta/pi_old set to exp(u), u ~ U(0, 0.5), TRL's ``use_bias_correction_kl`` =
+    ``bias_correction``; a row of :func:`knob_table` (section "Every knob, checked by TRL's own code")."""
     dev = probe.logp.device
     gen = torch.Generator(device=dev).manual_seed(seed)
     d = torch.rand(probe.logp.shape, generator=gen, device=dev) * 2 - 1
@@ -199,16 +238,16 @@ def kl_check(
         advantages=torch.zeros(probe.logp.shape[0], device=probe.logp.device),
     )
     mask = _np(probe.inputs["completion_mask"])
-    per_token = {"k3": _np(k3_kl(probe.logp, probe.logp + d)), "k1": -_np(d), "k2": _np(d) ** 2 / 2}[estimator]
-    if bias_correction if claim_ratio is None else claim_ratio:
-        per_token = per_token * np.exp(_np(u))
+    per_token = book_kl(probe.logp, probe.logp + d, u, bias_correction)
     book = float((per_token * mask).sum() / mask.sum())
     return abs(probe.logged("kl") - book)
 
 
-def loss_type_check(probe: Probe, loss_type: str, formula: str | None = None, seed: int = 0) -> float:
-    """|TRL's loss - aggregate(-A, mask, formula)| with beta = 0, ratio 1, advantages A ~ N(0, 1) and completions
-    cut to random lengths 1..L (so that the aggregations differ)."""
+def loss_type_check(probe: Probe, loss_type: str, seed: int = 0) -> float:
+    """|TRL's loss - aggregate(-A, mask, loss_type)| with beta = 0, ratio 1, advantages A ~ N(0, 1) and completions
+    cut to random lengths 1..L (so that the aggregations differ); a row of :func:`knob_table` (section "Every knob,
+    checked by TRL's own code")."""
+    check_choice("loss_type", loss_type, LOSS_TYPES)
     dev = probe.logp.device
     gen = torch.Generator(device=dev).manual_seed(seed)
     b, t = probe.logp.shape
@@ -219,19 +258,16 @@ def loss_type_check(probe: Probe, loss_type: str, formula: str | None = None, se
     loss = probe.loss(
         advantages=adv, completion_mask=mask, old_per_token_logps=probe.logp, num_items_in_batch=mask.sum()
     )
-    book = aggregate(-_np(adv)[:, None] * np.ones((b, t)), _np(mask), formula or loss_type, t)
+    book = aggregate(-_np(adv)[:, None] * np.ones((b, t)), _np(mask), loss_type, t)
     return abs(loss - book)
 
 
-def clip_check(
-    probe: Probe, epsilon: float, epsilon_high: float | None = None, claim_high: float | None = None
-) -> float:
-    """|TRL's loss - the book's clipped objective| at ratios exp(u), u ~ U(-0.7, 0.7), advantages ~ N(0, 1).
+def clip_check(probe: Probe, epsilon: float, epsilon_high: float | None = None) -> float:
+    """|TRL's loss - the book's clipped objective| at ratios exp(u), u ~ U(-0.7, 0.7), advantages ~ N(0, 1), TRL's
+    ``epsilon_high`` defaulting to ``epsilon``; a row of :func:`knob_table` (section "Every knob, checked by TRL's own
+    code").
 
-    The book: -mean of f(x, A) = min(x A, clip(x, 1 - eps_low, 1 + eps_high) A), i.e. ``clipped_term`` with
-    eps_high where A >= 0 and eps_low where A < 0 (only one side of the clip acts for each sign); ``claim_high``
-    is the upper range the book's formula is given (default: TRL's ``epsilon_high``, itself ``epsilon`` by
-    default)."""
+    The book: -mean of :func:`book_clipped_term` with TRL's ``epsilon`` and ``epsilon_high``."""
     dev = probe.logp.device
     gen = torch.Generator(device=dev).manual_seed(1)
     b, t = probe.logp.shape
@@ -242,18 +278,18 @@ def clip_check(
     trainer.epsilon_low = epsilon
     trainer.epsilon_high = epsilon if epsilon_high is None else epsilon_high
     loss = probe.loss(advantages=adv, old_per_token_logps=probe.logp - u)
-    high = trainer.epsilon_high if claim_high is None else claim_high
     x, a = np.exp(_np(u)), np.broadcast_to(_np(adv)[:, None], (b, t))
-    f = np.where(a >= 0, clipped_term(x, a, high), clipped_term(x, a, epsilon))
+    f = book_clipped_term(x, a, epsilon, trainer.epsilon_high)
     return abs(loss - aggregate(-f, _np(probe.inputs["completion_mask"]), "bnpo", t))
 
 
-def sequence_ratio_check(probe: Probe, level: str = "sequence", formula: str | None = None) -> float:
-    """|TRL's loss - the book's| under ``importance_sampling_level`` = ``level``, no clipping in effect.
+def sequence_ratio_check(probe: Probe, level: str = "sequence") -> float:
+    """|TRL's loss - the book's| under ``importance_sampling_level`` = ``level``, no clipping in effect; a row of
+    :func:`knob_table` (section "Every knob, checked by TRL's own code").
 
-    The book: token level, ratio_t = exp(log pi_theta - log pi_old) per token; sequence level (GSPO), one ratio per
-    completion, exp(mean_t of the per-token log ratios), shared by its tokens. ``formula`` names the level the
-    book's formula is taken at (default ``level``)."""
+    The book: the ratio exp(:func:`book_log_ratio`), token level one per token, sequence level (GSPO) one per
+    completion, shared by its tokens."""
+    check_choice("level", level, ("token", "sequence"))
     dev = probe.logp.device
     gen = torch.Generator(device=dev).manual_seed(2)
     b, t = probe.logp.shape
@@ -264,16 +300,24 @@ def sequence_ratio_check(probe: Probe, level: str = "sequence", formula: str | N
     trainer.epsilon_low = trainer.epsilon_high = 1e3
     loss = probe.loss(advantages=adv, old_per_token_logps=probe.logp - u)
     mask = _np(probe.inputs["completion_mask"])
-    lr = _np(u)
-    if (formula or level) == "sequence":
-        lr = np.broadcast_to(((lr * mask).sum(1) / mask.sum(1))[:, None], (b, t))
+    lr = book_log_ratio(_np(u), mask, level)
     return abs(loss - aggregate(-np.exp(lr) * _np(adv)[:, None], mask, "bnpo", t))
 
 
-def mu_check(num_iterations: int, steps: int = 3, lr: float = 3e-2, seed: int = 0) -> tuple[bool, float]:
+@dataclass(frozen=True)
+class MuCheck:
+    """Whether TRL stored old log-probabilities in a generation batch, and the largest share of clipped tokens it
+    logged in the training steps."""
+
+    stored: bool
+    clipped: float
+
+
+def mu_check(num_iterations: int, steps: int = 3, lr: float = 3e-2, seed: int = 0) -> MuCheck:
     """Real training steps with ``num_iterations`` = mu, a large learning rate and clip range 0.01: whether TRL
     stored old log-probabilities (it does not at mu = 1: the ratio is then pi_theta/pi_theta.detach() = 1), and the
-    largest share of clipped tokens TRL logged. ``seed`` seeds TRL's trainer and the probe's draw."""
+    largest share of clipped tokens TRL logged. ``seed`` seeds TRL's trainer and the probe's draw. A row of
+    :func:`knob_table` (section "Every knob, checked by TRL's own code")."""
     setup = _probe_setup()
     trainer = make_trainer(
         setup, TRLRun("mu", 0.0, 0.01), num_iterations=num_iterations, max_steps=steps, learning_rate=lr, seed=seed
@@ -281,7 +325,7 @@ def mu_check(num_iterations: int, steps: int = 3, lr: float = 3e-2, seed: int = 
     stored = "old_per_token_logps" in make_probe(num_iterations=num_iterations, seed=seed).inputs
     trainer.train()
     clipped = max(h.get("clip_ratio/region_mean", 0.0) for h in trainer.state.log_history)
-    return stored, float(clipped)
+    return MuCheck(stored, float(clipped))
 
 
 def _default_config(**changes):
@@ -295,9 +339,19 @@ def _default_config(**changes):
         return GRPOConfig(output_dir="unused", use_cpu=True, **changes)
 
 
-def beta_default_check() -> tuple[float, bool, float]:
-    """TRL's default beta, whether a trainer at that default builds a reference model, and |loss| with advantages
-    0, ratio 1 and reference log-probabilities 1 nat off (a KL term would make it positive)."""
+@dataclass(frozen=True)
+class BetaDefault:
+    """TRL's default beta, whether a trainer at that default builds a reference model, and |loss| with advantages 0,
+    ratio 1 and reference log-probabilities 1 nat off (a KL term would make it positive)."""
+
+    default: float
+    has_reference: bool
+    loss: float
+
+
+def beta_default_check() -> BetaDefault:
+    """TRL's default beta and what a trainer at that default does (the fields of :class:`BetaDefault`); a row of
+    :func:`knob_table` (section "Every knob, checked by TRL's own code")."""
     default = _default_config(bf16=False).beta
     probe = make_probe(beta=default)
     loss = probe.loss(
@@ -305,7 +359,7 @@ def beta_default_check() -> tuple[float, bool, float]:
         old_per_token_logps=probe.logp,
         ref_per_token_logps=probe.logp + 1.0,
     )
-    return float(default), probe.trainer.ref_model is not None, abs(loss)
+    return BetaDefault(float(default), probe.trainer.ref_model is not None, abs(loss))
 
 
 BOOK_DEFAULTS: dict[str, object] = {
@@ -323,11 +377,12 @@ BOOK_DEFAULTS: dict[str, object] = {
 }
 
 
-def defaults_check(claimed: dict[str, object] | None = None) -> dict[str, tuple[object, object]]:
-    """The knobs whose TRL default differs from ``claimed`` (default: the book's ``BOOK_DEFAULTS``), as
-    {name: (TRL's default, the claim)}; empty when every stated default is TRL's. ``epsilon_high (trainer)`` is the
-    upper clip range a trainer built at the defaults uses."""
-    claimed = BOOK_DEFAULTS if claimed is None else claimed
+def defaults_check() -> dict[str, tuple[object, object]]:
+    """The knobs whose TRL default differs from the book's statement :data:`BOOK_DEFAULTS`, as
+    {name: (TRL's default, the book's)}; empty when every stated default is TRL's. ``epsilon_high (trainer)`` is the
+    upper clip range a trainer built at the defaults uses. A row of :func:`knob_table` (section "Every knob, checked
+    by TRL's own code")."""
+    claimed = BOOK_DEFAULTS
     config = _default_config()
     actual = {name: getattr(config, name) for name in claimed if name != "epsilon_high (trainer)"}
     if "epsilon_high (trainer)" in claimed:
@@ -342,15 +397,27 @@ def _share(x: float) -> str:
 
 @dataclass(frozen=True)
 class KnobCheck:
+    """One row of the knob map: the knob, what it is in the theory, what TRL's own code gave, and whether the check
+    passed."""
+
     knob: str
     theory: str
     measured: str
     passed: bool
 
 
-def knob_table(seed: int = 0) -> tuple[Table, list[KnobCheck]]:
-    """Every row of the knob map, checked by TRL's own code (module docstring); ``seed`` seeds every sampled draw
-    (the probes' answers, the training steps of the ``num_iterations`` row). Every row must pass at any seed."""
+@dataclass(frozen=True)
+class KnobTable:
+    """The knob map: its table (one row per :class:`KnobCheck`, "passes" or "FAILS") and its rows."""
+
+    table: Table
+    rows: tuple[KnobCheck, ...]
+
+
+def knob_table(seed: int = 0) -> KnobTable:
+    """Section "Every knob, checked by TRL's own code": every row of the knob map, checked by TRL's own code (module
+    docstring); ``seed`` seeds every sampled draw (the probes' answers, the training steps of the ``num_iterations``
+    row). Every row must pass at any seed."""
     rows: list[KnobCheck] = []
     wrong = defaults_check()
     rows.append(
@@ -361,13 +428,14 @@ def knob_table(seed: int = 0) -> tuple[Table, list[KnobCheck]]:
             not wrong,
         )
     )
-    default, has_ref, loss0 = beta_default_check()
+    beta0 = beta_default_check()
     rows.append(
         KnobCheck(
             "`beta` (default 0)",
             "the KL weight β of Eq. (6); at 0 no KL term: the recursion's β → 0 limit, h(p) = 1",
-            f"default {default:g}; reference model built: {has_ref}; loss with π_ref 1 nat off: {bound(loss0, TOL)}",
-            default == 0 and not has_ref and loss0 < TOL,
+            f"default {beta0.default:g}; reference model built: {beta0.has_reference}; "
+            f"loss with π_ref 1 nat off: {bound(beta0.loss, TOL)}",
+            beta0.default == 0 and not beta0.has_reference and beta0.loss < TOL,
         )
     )
     probe_kl = make_probe(beta=0.5, seed=seed)
@@ -397,14 +465,14 @@ def knob_table(seed: int = 0) -> tuple[Table, list[KnobCheck]]:
     ):
         gap = advantage_check(probe, scale)
         rows.append(KnobCheck(f"`scale_rewards={scale}`", theory, f"max abs gap {bound(gap, TOL)}", gap < TOL))
-    stored1, clip1 = mu_check(1, seed=seed)
-    stored3, clip3 = mu_check(3, seed=seed)
+    mu1, mu3 = mu_check(1, seed=seed), mu_check(3, seed=seed)
     rows.append(
         KnobCheck(
             "`num_iterations` = μ",
             "μ inner steps per generation; at μ = 1 the ratio is 1 and the clip never acts",
-            f"μ = 1: old log-probs stored {stored1}, clipped share {_share(clip1)}; μ = 3: {stored3}, {_share(clip3)}",
-            not stored1 and clip1 == 0 and stored3 and clip3 > 0,
+            f"μ = 1: old log-probs stored {mu1.stored}, clipped share {_share(mu1.clipped)}; "
+            f"μ = 3: {mu3.stored}, {_share(mu3.clipped)}",
+            not mu1.stored and mu1.clipped == 0 and mu3.stored and mu3.clipped > 0,
         )
     )
     gap_sym = clip_check(probe, 0.2)
@@ -439,4 +507,4 @@ def knob_table(seed: int = 0) -> tuple[Table, list[KnobCheck]]:
         ["TRL knob", "in the theory", "TRL's own code gives", "check"],
         [[r.knob, r.theory, r.measured, "passes" if r.passed else "FAILS"] for r in rows],
     )
-    return table, rows
+    return KnobTable(table, tuple(rows))

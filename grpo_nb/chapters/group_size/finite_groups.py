@@ -1,13 +1,21 @@
-"""The group-size chapter's checks of Part 2 (finite G in the dynamics), each returning its table and verdicts.
+"""The analyses of Part 2 of the chapter "Group size" (``book/group_size.md``, "Finite groups in the dynamics"),
+each returning its table and the values its asserts need; the section of the chapter that uses each is named in
+brackets.
 
-* :func:`step_factor_check`: E[estimate] = c_G(p) grad p for every estimator (exact moments of Part 1).
-* :func:`retention_table`: the signal retention rho_G(p) against its hard-prompt form sqrt((G-1) p).
-* :func:`replay_check`: tabular Algorithm 1 on two-answer prompts replayed by the one-logit recursion.
-* :func:`trajectory_comparison`: the law of the finite-group chain against seeded Algorithm 1 runs, per G.
-* :func:`iterations_gap`: the seed-averaged gap of the GRPO-iterations chapter, predicted.
-* :func:`toy_lm_gap`: the sampled toy-LM run of the parametric chapter against the finite-group law.
-* :func:`zero_variance_study`: groups without signal kept, dropped or resampled (dynamic sampling).
-* :func:`expected_map_orbits` and :func:`burst_statistics`: cycles and chaos of hard prompts with a finite group.
+* :func:`step_factor_check` and :func:`retention_table` ("The expected step of a finite group"):
+  E[estimate] = c_G(p) grad p for every estimator (exact moments of Part 1), and the signal retention rho_G(p)
+  against its hard-prompt form sqrt((G-1) p).
+* :func:`replay_check` and :func:`expected_map_curves` ("The finite-group recursion on a two-answer prompt"): tabular
+  Algorithm 1 on two-answer prompts replayed by the one-logit recursion, and the exact expected maps.
+* :func:`trajectory_comparison` ("The law against Algorithm 1 runs"): the law of the finite-group chain against
+  seeded Algorithm 1 runs, per G.
+* :func:`iterations_gap` and :func:`toy_lm_gap` ("The book's own gaps, predicted"): the seed-averaged gap of the
+  GRPO-iterations chapter, and the sampled toy-LM run of the parametric chapter, against the finite-group law.
+* :func:`zero_variance_study` ("Groups without signal, and dynamic sampling"): groups without signal kept, dropped or
+  resampled (dynamic sampling).
+* :func:`burst_statistics` ("Hard prompts: do finite groups blur the cycles and chaos?"): seeded runs of the
+  finite-group chain of a hard prompt, next to the cycle of the recursion (the orbits of the expected map itself are
+  :func:`grpo_nb.ustat.finite_group.expected_map_orbits`).
 """
 
 from __future__ import annotations
@@ -16,8 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import expit, logit, softmax
-from scipy.stats import binom
+from scipy.special import expit, softmax
 from tqdm.auto import tqdm
 
 from grpo_nb.dynamics.map import h, iterate
@@ -28,12 +35,10 @@ from grpo_nb.tabular.policy import expected_reward
 from grpo_nb.ustat.bandit import exact_gradient
 from grpo_nb.ustat.estimators import ALL_ESTIMATORS
 from grpo_nb.ustat.finite_group import (
-    Z_MAX,
     FiniteGroupLaw,
     StepModel,
     expected_map,
     finite_group_law,
-    group_tilt,
     signal_retention,
     simulate_chain,
     step_logits,
@@ -42,10 +47,15 @@ from grpo_nb.ustat.moments import exact_moments, expected_step_factor
 from grpo_nb.validation import check_positive_int
 
 __all__ = [
+    "BurstStatistics",
     "ChainComparison",
+    "IterationsGap",
+    "Retention",
+    "StepFactorCheck",
+    "ToyLMGap",
+    "ZeroVarianceStudy",
     "burst_statistics",
     "expected_map_curves",
-    "expected_map_orbits",
     "iterations_gap",
     "replay_check",
     "retention_table",
@@ -61,10 +71,20 @@ Bandit = tuple[np.ndarray, np.ndarray]
 FACTOR_TOL = 1e-12  # E[estimate] = c_G grad V to rounding; the table prints the gap as this bound
 
 
-def step_factor_check(bandits: Mapping[str, Bandit], groups: Sequence[int]) -> tuple[Table, float]:
-    """Per estimator and G: c_G(V) for each bandit, and max over bandits of |E[estimate] - c_G(V) grad V| (exact),
-    shown as a bound at ``FACTOR_TOL``."""
-    rows, worst = [], 0.0
+@dataclass(frozen=True)
+class StepFactorCheck:
+    """Per (estimator, G): the step factor c_G(V) of each bandit (``factor``, in the bandits' order), and the largest
+    |E[estimate] - c_G(V) grad V| over all of them (``worst``)."""
+
+    table: Table
+    factor: dict[tuple[str, int], np.ndarray]
+    worst: float
+
+
+def step_factor_check(bandits: Mapping[str, Bandit], groups: Sequence[int]) -> StepFactorCheck:
+    """Section "The expected step of a finite group": per estimator and G, c_G(V) for each bandit, and max over
+    bandits of |E[estimate] - c_G(V) grad V| (exact), shown as a bound at ``FACTOR_TOL``."""
+    rows, worst, factor = [], 0.0, {}
     for est in ALL_ESTIMATORS:
         for G in groups:
             factors, gap = [], 0.0
@@ -79,13 +99,23 @@ def step_factor_check(bandits: Mapping[str, Bandit], groups: Sequence[int]) -> t
                 )
                 factors.append(c)
             worst = max(worst, gap)
+            factor[est, G] = np.array(factors)
             rows.append((est, str(G), *factors, bound(gap, FACTOR_TOL)))
     headers = ["estimator", "G", *(f"c_G, {label}" for label in bandits), "max |E est − c_G ∇V|"]
-    return Table(headers, rows, ".4g"), worst
+    return StepFactorCheck(Table(headers, rows, ".4g"), factor, worst)
 
 
-def retention_table(ps: Sequence[float], groups: Sequence[int], eps: float) -> tuple[Table, np.ndarray]:
-    """rho_G(p) for every p and G (rows: p), with sqrt((G-1) p) in brackets where G p < 1. Returns (table, rho)."""
+@dataclass(frozen=True)
+class Retention:
+    """The signal retention rho_G(p), one row per p and one column per G (``rho``), and its table."""
+
+    table: Table
+    rho: np.ndarray
+
+
+def retention_table(ps: Sequence[float], groups: Sequence[int], eps: float) -> Retention:
+    """Section "The expected step of a finite group": rho_G(p) for every p and G (rows: p), with sqrt((G-1) p) in
+    brackets where G p < 1."""
     rho = np.array([[signal_retention(p, G, eps) for G in groups] for p in ps])
     rows = [
         (
@@ -97,7 +127,7 @@ def retention_table(ps: Sequence[float], groups: Sequence[int], eps: float) -> t
         )
         for i, p in enumerate(ps)
     ]
-    return Table(["p", *(f"G = {G}" for G in groups)], rows), rho
+    return Retention(Table(["p", *(f"G = {G}" for G in groups)], rows), rho)
 
 
 def _two_answer_runs(
@@ -110,9 +140,12 @@ def _two_answer_runs(
     return run.p_true
 
 
-def replay_check(p_ref: Sequence[float], beta: float, eps: float, G: int, mu: int, lr: float, n: int, seed: int = 0):
-    """Run tabular Algorithm 1 on two-answer prompts, then replay each trajectory with the one-logit recursion
-    (:func:`step_logits`, rule "inner_loop") fed the run's own group counts. Returns max |p_n(run) - p_n(replay)|."""
+def replay_check(
+    p_ref: Sequence[float], beta: float, eps: float, G: int, mu: int, lr: float, n: int, seed: int = 0
+) -> float:
+    """Section "The finite-group recursion on a two-answer prompt": run tabular Algorithm 1 on two-answer prompts,
+    then replay each trajectory with the one-logit recursion (:func:`step_logits`, rule "inner_loop") fed the run's
+    own group counts. Returns max |p_n(run) - p_n(replay)|."""
     task = make_task(np.asarray(p_ref, dtype=float), n_outcomes=2, seed=seed)
     run = algorithm1(task, beta=beta, eps=eps, G=G, mu=mu, lr=lr, n_iterations=n, seed=seed)
     worst = 0.0
@@ -127,7 +160,9 @@ def replay_check(p_ref: Sequence[float], beta: float, eps: float, G: int, mu: in
 
 @dataclass(frozen=True)
 class ChainComparison:
-    """Per G: the law of the finite-group chain and seeded Algorithm 1 runs (two answers), and the recursion h."""
+    """Per G: the law of the finite-group chain and seeded Algorithm 1 runs (two answers), and the recursion h; the
+    verdicts of section "The law against Algorithm 1 runs" (:meth:`z_scores`, :meth:`band_coverage`) and its table
+    (:meth:`table`)."""
 
     groups: tuple[int, ...]
     laws: dict[int, FiniteGroupLaw]
@@ -188,8 +223,8 @@ def trajectory_comparison(
     n_seeds: int,
     seed: int = 0,
 ) -> ChainComparison:
-    """The finite-group law (rule "inner_loop" with Algorithm 1's own mu and lr) against n_seeds seeded Algorithm 1
-    runs on a two-answer prompt, for each G; quantile band 10%-90%."""
+    """Section "The law against Algorithm 1 runs": the finite-group law (rule "inner_loop" with Algorithm 1's own mu
+    and lr) against n_seeds seeded Algorithm 1 runs on a two-answer prompt, for each G; quantile band 10%-90%."""
     n_seeds = check_positive_int("n_seeds", n_seeds, minimum=2)
     laws, runs = {}, {}
     for G in tqdm(groups, desc="group sizes"):
@@ -201,14 +236,32 @@ def trajectory_comparison(
 def expected_map_curves(
     p_ref: float, beta: float, eps: float, groups: Sequence[int], p: np.ndarray
 ) -> dict[str, np.ndarray]:
-    """The exact expected maps on the grid ``p``: h, H_G (Algorithm 1's inner problem solved, groups kept) and the
-    plug-in model's E[h(K/G)] for each G. Returns {label: values}."""
+    """Section "The finite-group recursion on a two-answer prompt": the exact expected maps on the grid ``p``, h, H_G
+    (Algorithm 1's inner problem solved, groups kept) and the plug-in model's E[h(K/G)] for each G. Returns
+    {label: values}."""
     out = {"h (G = ∞)": np.asarray(h(p, p_ref, beta, eps))}
     for G in groups:
         out[f"G = {G}"] = np.asarray(expected_map(StepModel(p_ref, beta, eps, G), p))
     for G in groups:
         out[f"plug-in, G = {G}"] = np.asarray(expected_map(StepModel(p_ref, beta, eps, G, rule="plug_in"), p))
     return out
+
+
+@dataclass(frozen=True)
+class IterationsGap:
+    """Per prompt, the final success probability: the book's seed average (``book``, its standard error
+    ``book_se``), the finite-group law's mean (``law``), the recursion (``h``), and the means of the n_seeds runs with
+    eight and with two answers (``eight``, ``two``) with their standard errors."""
+
+    table: Table
+    book: np.ndarray
+    book_se: np.ndarray
+    law: np.ndarray
+    h: np.ndarray
+    eight: np.ndarray
+    eight_se: np.ndarray
+    two: np.ndarray
+    two_se: np.ndarray
 
 
 def iterations_gap(
@@ -222,10 +275,10 @@ def iterations_gap(
     n: int,
     book_seeds: int,
     n_seeds: int,
-) -> tuple[Table, dict[str, np.ndarray]]:
-    """The GRPO-iterations chapter's run (eight answers, four correct, make_task seed 0) averaged over ``book_seeds``
-    seeds as printed there, and over n_seeds more; the same prompts with two answers over n_seeds; the finite-group
-    law (two answers, Algorithm 1's mu and lr) and the recursion h. Returns (table, values for the asserts)."""
+) -> IterationsGap:
+    """Section "The book's own gaps, predicted": the GRPO-iterations chapter's run (eight answers, four correct,
+    make_task seed 0) averaged over ``book_seeds`` seeds as printed there, and over n_seeds more; the same prompts
+    with two answers over n_seeds; the finite-group law (two answers, Algorithm 1's mu and lr) and the recursion h."""
     p_ref = np.asarray(p_ref, dtype=float)
     task = make_task(p_ref, n_outcomes=8, seed=0)
     book = np.array(
@@ -257,7 +310,6 @@ def iterations_gap(
         return a.mean(axis=axis), a.std(axis=axis, ddof=1) / np.sqrt(a.shape[axis])
 
     (b_mean, b_se), (m8, s8), (m2, s2) = mean_se(book, 0), mean_se(many8, 1), mean_se(many2, 1)
-    vals = {"book": b_mean, "book_se": b_se, "law": law, "h": rec, "eight": m8, "eight_se": s8, "two": m2, "two_se": s2}
     rows = [
         (
             f"{p:g}",
@@ -281,12 +333,30 @@ def iterations_gap(
         f"8 answers, {n_seeds} seeds",
         f"2 answers, {n_seeds} seeds",
     ]
-    return Table(headers, rows, ".3f"), vals
+    return IterationsGap(Table(headers, rows, ".3f"), b_mean, b_se, law, rec, m8, s8, m2, s2)
 
 
-def toy_lm_gap(p_ref: np.ndarray, p_measured: np.ndarray, *, beta: float, eps: float, G: int) -> tuple[Table, dict]:
-    """The toy LM's sampled run (measured p_n per prompt, shape (M+1, P)) against the finite-group law of each prompt
-    (two answers, maximiser: the inner problem solved, as the exact-estimator run does) and against h.
+@dataclass(frozen=True)
+class ToyLMGap:
+    """Per iteration n, means over prompts: the law's E[mean p_n] (``law``) and its standard error for one run
+    (``law_se``), the recursion (``h``) and the network's measured mean (``measured``); the iteration-to-iteration
+    spread of the measured mean (``mean_spread``) and the means from iteration 2 on (``late_*``)."""
+
+    table: Table
+    law: np.ndarray
+    law_se: np.ndarray
+    h: np.ndarray
+    measured: np.ndarray
+    mean_spread: float
+    late_measured: float
+    late_law: float
+    late_h: float
+
+
+def toy_lm_gap(p_ref: np.ndarray, p_measured: np.ndarray, *, beta: float, eps: float, G: int) -> ToyLMGap:
+    """Section "The book's own gaps, predicted": the toy LM's sampled run (measured p_n per prompt, shape (M+1, P))
+    against the finite-group law of each prompt (two answers, maximiser: the inner problem solved, as the
+    exact-estimator run does) and against h.
 
     The law gives E[mean_q p_n] and, for independent prompts, its standard error sqrt(sum_q Var p_n(q)) / P."""
     n = p_measured.shape[0] - 1
@@ -297,26 +367,31 @@ def toy_lm_gap(p_ref: np.ndarray, p_measured: np.ndarray, *, beta: float, eps: f
     measured = p_measured.mean(axis=1)
     step_sd = np.std(np.diff(measured[1:]), ddof=1) / np.sqrt(2.0)  # iteration-to-iteration spread of the mean
     rows = [(str(k), rec[k], law_mean[k], law_se[k], measured[k]) for k in range(n + 1)]
-    facts = {
-        "law": law_mean,
-        "law_se": law_se,
-        "h": rec,
-        "measured": measured,
-        "mean_spread": step_sd,
-        "late_measured": measured[2:].mean(),
-        "late_law": law_mean[2:].mean(),
-        "late_h": rec[2:].mean(),
-    }
     headers = ["n", "h: mean p_n", "finite-G law: E[mean p_n]", "law: standard error", "toy LM: mean p~_n"]
-    return Table(headers, rows, ".3f"), facts
+    late = (float(measured[2:].mean()), float(law_mean[2:].mean()), float(rec[2:].mean()))
+    return ToyLMGap(Table(headers, rows, ".3f"), law_mean, law_se, rec, measured, float(step_sd), *late)
+
+
+@dataclass(frozen=True)
+class ZeroVarianceStudy:
+    """Per rule for groups without signal ("keep", "drop", "resample"): the law with Algorithm 1's inner loop
+    (``law``), the law with the inner problem solved (``solved``), the Algorithm 1 runs, shape (n+1, n_seeds)
+    (``runs``), and (runs' mean - law's mean) / standard error at n = 1.. (``z``)."""
+
+    table: Table
+    law: dict[str, FiniteGroupLaw]
+    solved: dict[str, FiniteGroupLaw]
+    runs: dict[str, np.ndarray]
+    z: dict[str, np.ndarray]
 
 
 def zero_variance_study(
     p_ref: float, beta: float, eps: float, G: int, *, mu: int, lr: float, n: int, n_seeds: int, seed: int = 0
-) -> tuple[Table, dict]:
-    """Keep, drop or resample the groups without signal: per rule the law (Algorithm 1's mu, lr), the maximiser's law,
-    Algorithm 1 runs (two answers, ``no_signal`` option) and the groups drawn per step. Returns (table, facts)."""
-    facts, rows = {}, []
+) -> ZeroVarianceStudy:
+    """Section "Groups without signal, and dynamic sampling": keep, drop or resample the groups without signal; per
+    rule the law (Algorithm 1's mu, lr), the maximiser's law, Algorithm 1 runs (two answers, ``no_signal`` option)
+    and the groups drawn per step."""
+    laws, solved, all_runs, zs, rows = {}, {}, {}, {}, []
     rec = iterate(p_ref, beta, eps, n)
     for rule in ("keep", "drop", "resample"):
         law = finite_group_law(StepModel(p_ref, beta, eps, G, rule="inner_loop", mu=mu, lr=lr, no_signal=rule), n)
@@ -324,7 +399,7 @@ def zero_variance_study(
         runs = _two_answer_runs(p_ref, beta, eps, G, mu, lr, n, n_seeds, seed, no_signal=rule)
         se = runs.std(axis=1, ddof=1)[1:] / np.sqrt(n_seeds)
         z = (runs.mean(axis=1)[1:] - law.mean[1:]) / np.maximum(se, 1e-12)
-        facts[rule] = {"law": law, "ideal": ideal, "runs": runs, "z": z}
+        laws[rule], solved[rule], all_runs[rule], zs[rule] = law, ideal, runs, z
         rows.append(
             (
                 rule,
@@ -348,36 +423,24 @@ def zero_variance_study(
         "groups drawn at step 1",
         "groups drawn per step (mean)",
     ]
-    return Table(headers, rows, ".3f"), facts
+    return ZeroVarianceStudy(Table(headers, rows, ".3f"), laws, solved, all_runs, zs)
 
 
-def _expected_logit_map(z: np.ndarray, a: float, beta: np.ndarray, eps: float, G: int) -> np.ndarray:
-    """logit H_G(sigmoid z) for the maximiser with groups kept, vectorised over (z, beta) of the same shape."""
-    k = np.arange(G + 1)
-    w = binom.pmf(k[None, :], G, expit(z)[:, None])
-    nxt = expit(np.clip(a + group_tilt(z[:, None], k[None, :], G, eps) / beta[:, None], -Z_MAX, Z_MAX))
-    return logit(np.clip(np.sum(w * nxt, axis=1), 1e-300, 1 - 1e-16))
+@dataclass(frozen=True)
+class BurstStatistics:
+    """Per G, over the steps after burn-in of all chains: the share of steps at exactly p_ref (a group without
+    signal the step before, ``at_ref``), the share with p > 1/2 (bursts, ``burst``), the share of bursts followed by
+    a return to p_ref (``reset``), the share of steps that reverse the previous step (up-down, as a 2-cycle does,
+    ``alternating``), the mean p (``mean``), and the first n_shown steps of the run with the most bursts
+    (``path``)."""
 
-
-def expected_map_orbits(
-    p_ref: float, eps: float, betas: np.ndarray, G: int, *, transient: int = 1500, n_keep: int = 64, tol: float = 1e-7
-) -> tuple[np.ndarray, np.ndarray]:
-    """The orbit of the exact expected map H_G from p_ref for every beta: its last n_keep values (beta, n_keep) and
-    its period (smallest k <= n_keep/2 with |z_{j+k} - z_j| <= tol max(1, |z_j|) over the window; 0 if none)."""
-    betas = np.asarray(betas, dtype=float)
-    a = float(logit(p_ref))
-    z = np.full(betas.size, a)
-    for _ in range(transient):
-        z = _expected_logit_map(z, a, betas, eps, G)
-    keep = np.empty((betas.size, n_keep))
-    for j in range(n_keep):
-        z = _expected_logit_map(z, a, betas, eps, G)
-        keep[:, j] = z
-    period = np.zeros(betas.size, dtype=int)
-    scale = np.maximum(1.0, np.abs(keep))
-    for k in range(n_keep // 2, 0, -1):
-        period[np.all(np.abs(keep[:, k:] - keep[:, :-k]) <= tol * scale[:, :-k], axis=1)] = k
-    return expit(keep), period
+    table: Table
+    at_ref: dict[int, float]
+    burst: dict[int, float]
+    reset: dict[int, float]
+    alternating: dict[int, float]
+    mean: dict[int, float]
+    path: dict[int, np.ndarray]
 
 
 def burst_statistics(
@@ -391,13 +454,12 @@ def burst_statistics(
     burn_in: int = 20,
     seed: int = 0,
     n_shown: int = 80,
-) -> tuple[Table, dict]:
-    """Seeded runs of the finite-group chain (maximiser, groups kept) of a hard prompt, per G: the share of steps at
-    exactly p_ref (a group without signal the step before), the share of steps with p > 1/2 (bursts), the share of
-    bursts followed by a return to p_ref, the share of steps that reverse the previous step (up-down, as a 2-cycle
-    does), and the mean p. ``facts[G]["path"]`` is the first n_shown steps of the run with the most bursts."""
+) -> BurstStatistics:
+    """Section "Hard prompts: do finite groups blur the cycles and chaos?": seeded runs of the finite-group chain
+    (maximiser, groups kept) of a hard prompt, per G (the fields of :class:`BurstStatistics`), next to the attractor of
+    the recursion h."""
     cycle = np.array(attractor(p_ref, beta, eps))
-    rows, facts = [], {}
+    rows, facts = [], {name: {} for name in ("at_ref", "burst", "reset", "alternating", "mean", "path")}
     for G in groups:
         p = simulate_chain(StepModel(p_ref, beta, eps, G), n, n_chains, seed=seed + G)[burn_in:]
         at_ref = np.isclose(p, p_ref, rtol=1e-12, atol=0.0)
@@ -406,15 +468,11 @@ def burst_statistics(
         steps = np.sign(np.diff(p, axis=0))
         alternating = steps[1:] * steps[:-1] < 0
         shown = int(np.argmax(burst[:n_shown].sum(axis=0)))
-        facts[G] = {
-            "at_ref": at_ref.mean(),
-            "burst": burst.mean(),
-            "reset": after.mean() if after.size else np.nan,
-            "alternating": alternating.mean(),
-            "mean": p.mean(),
-            "path": p[:n_shown, shown],
-        }
-        rows.append((str(G), *(facts[G][k] for k in ("at_ref", "burst", "reset", "alternating", "mean"))))
+        shares = (at_ref.mean(), burst.mean(), after.mean() if after.size else np.nan, alternating.mean(), p.mean())
+        for name, value in zip(("at_ref", "burst", "reset", "alternating", "mean"), shares, strict=True):
+            facts[name][G] = float(value)
+        facts["path"][G] = p[:n_shown, shown]
+        rows.append((str(G), *shares))
     exact_alt = 1.0 if cycle.size == 2 else 0.0  # a 2-cycle reverses at every step, a fixed point never
     rows.append(("exact recursion", 0.0, float(np.mean(cycle > 0.5)), float("nan"), exact_alt, float(cycle.mean())))
     headers = [
@@ -425,4 +483,4 @@ def burst_statistics(
         "steps that reverse the previous one",
         "mean p",
     ]
-    return Table(headers, rows, ".3f"), facts
+    return BurstStatistics(Table(headers, rows, ".3f"), **facts)
