@@ -18,7 +18,8 @@ Modules follow the paper (Mroueh 2025, arXiv:2503.06639):
 - :mod:`grpo_nb.kl` -- the KL to pi_ref and Schulman's estimators k1, k2, k3.
 - :mod:`grpo_nb.plots`, :mod:`grpo_nb.widgets`, :mod:`grpo_nb.report` -- figures, sliders, tables.
 - :mod:`grpo_nb.chapters` -- each chapter's analyses, one module per chapter (above the math, plots and widgets).
-- ``grpo_nb/browser/grpo_figures.js`` -- the hosted book's kernel-free figures (their Python reference is in the tests).
+- ``grpo_nb/browser/grpo_math.js``, ``grpo_figures.js`` -- the hosted book's kernel-free figures: their math (no DOM;
+  checked against this package under node and in Chromium by the tests) and their drawing.
 """
 
 __version__ = "0.1.0"

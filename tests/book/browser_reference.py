@@ -1,8 +1,9 @@
 """The Python reference of the browser figures: what ``grpo_nb`` computes for the numbers each one plots.
 
-The hosted book has no Python kernel behind it, so its sliders run a small JavaScript module,
-``grpo_nb/browser/grpo_figures.js``, which the site serves itself (``html_extra_path`` in ``_config.yml``; no CDN).
-The maps are closed forms, so the module recomputes them at every slider move, in the same logit coordinates as
+The hosted book has no Python kernel behind it, so its sliders run two small JavaScript files, which the site serves
+itself (``html_extra_path`` in ``_config.yml``; no CDN): ``grpo_nb/browser/grpo_math.js`` computes the numbers and
+``grpo_nb/browser/grpo_figures.js`` draws them. The maps are closed forms, so the figures recompute them at every
+slider move, in the same logit coordinates as
 :mod:`grpo_nb.dynamics` (Thm 2: ``logit h(p) = logit p_ref + 1/(beta sqrt(p(1-p) + eps))``) and with the same
 monotone brackets for the fixed points. A chapter places a figure with ``<div data-grpo-figure="KIND" id=...>`` in a
 Markdown cell:
@@ -19,7 +20,9 @@ KIND            what it draws (sliders)                                         
 ==============  ================================================================  =====================================
 
 In the page, ``window.grpoFigures[id].data`` holds the numbers a figure plots and the inputs it used;
-:func:`reference` recomputes them with :mod:`grpo_nb`, and ``tests/book/test_browser_figures.py`` compares the two.
+:func:`reference` recomputes them with :mod:`grpo_nb`, and ``tests/book/test_browser_figures.py`` compares the two
+with :func:`assert_logits_close` and :func:`assert_orbit_matches` (to ``RTOL``).
+``tests/unit/test_browser_math_parity.py`` compares grpo_math.js, run by node, with grpo_nb in the same way.
 """
 
 from __future__ import annotations
@@ -33,13 +36,25 @@ from grpo_nb.dynamics.fixed_points import fixed_points_grid
 from grpo_nb.dynamics.map import iterate_logit, log_abs_logit_map_slope, logit_h, logit_map
 from grpo_nb.validation import check_alpha, check_beta, check_eps, check_p_ref, check_positive_int, check_scalar
 from grpo_nb.variants.map import iterate_logit as variant_iterate_logit
-from grpo_nb.variants.map import log_abs_variant_logit_map_slope
+from grpo_nb.variants.map import log_abs_variant_logit_map_slope, variant_logit_map
 from grpo_nb.variants.variant import Variant
 from grpo_nb.weights import omega_minus, omega_plus
 
-__all__ = ["KINDS", "SCRIPT", "error_growth", "reference"]
+__all__ = [
+    "KINDS",
+    "MATH_SCRIPT",
+    "RTOL",
+    "SCRIPT",
+    "assert_logits_close",
+    "assert_orbit_matches",
+    "error_growth",
+    "reference",
+]
 
-SCRIPT = Path(__file__).resolve().parents[2] / "grpo_nb" / "browser" / "grpo_figures.js"
+BROWSER = Path(__file__).resolve().parents[2] / "grpo_nb" / "browser"
+SCRIPT = BROWSER / "grpo_figures.js"  # the drawing
+MATH_SCRIPT = BROWSER / "grpo_math.js"  # the numbers (window.GrpoMath; module.exports under node)
+RTOL = 1e-9  # relative to max(1, |logit|)
 KINDS = ("map", "orbit", "weights", "bifurcation", "variant")
 
 
@@ -123,3 +138,43 @@ def error_growth(
         log_growth[k] = np.maximum(log_growth[k - 1], run)
     with np.errstate(over="ignore"):
         return np.exp(log_growth)
+
+
+def assert_logits_close(js: object, py: object, what: str, rtol: float = RTOL) -> None:
+    """|js - py| <= rtol max(1, |py|) elementwise; equal infinities (an orbit that left for p = 1) match."""
+    js, py = np.asarray(js, dtype=float), np.asarray(py, dtype=float)
+    assert js.shape == py.shape, f"{what}: shape {js.shape} in the browser, {py.shape} in grpo_nb"
+    same_inf = np.isinf(js) & (js == py)
+    with np.errstate(invalid="ignore"):
+        err = np.where(same_inf, 0.0, np.abs(js - py) / np.maximum(1.0, np.abs(py)))
+    worst = int(np.nanargmax(np.where(np.isnan(err), np.inf, err))) if err.size else 0
+    assert not np.isnan(err).any() and (err <= rtol).all(), (
+        f"{what}: browser {js.flat[worst]!r} vs grpo_nb {py.flat[worst]!r} (relative error {err.flat[worst]:.3g})"
+    )
+
+
+def assert_orbit_matches(
+    z_js: object,
+    p_ref: float,
+    beta: object,
+    eps: float,
+    z_py: np.ndarray,
+    what: str,
+    normalization: str = "mean_var",
+    alpha: float = 1.0,
+) -> int:
+    """Each browser step z_{k+1} = g(z_k) to RTOL, and the whole orbit equal to grpo_nb's where it cannot have
+    amplified rounding beyond 1e-9 (k G_k < 1e6, :func:`tests.book.browser_reference.error_growth`). Returns that count.
+    ``normalization``, ``alpha``: the map of a GRPO variant (:mod:`grpo_nb.variants`) in place of Theorem 2's."""
+    z_js = np.asarray(z_js, dtype=float)
+    with np.errstate(over="ignore", invalid="ignore"):
+        if normalization == "mean_var" and alpha == 1.0:
+            one_step = logit_map(z_js[:-1], logit(p_ref), beta, eps)
+        else:
+            one_step = variant_logit_map(z_js[:-1], logit(p_ref), beta, eps, normalization, alpha)
+    assert_logits_close(z_js[1:], one_step, f"{what}, one step of the map")
+    growth = error_growth(z_py, beta, eps, normalization, alpha)[-z_js.shape[0] :]
+    steps = np.arange(z_py.shape[0])[-z_js.shape[0] :].reshape(-1, *([1] * (z_js.ndim - 1)))
+    tame = np.broadcast_to((steps + 1) * growth < 1e6, z_js.shape)
+    assert_logits_close(z_js[tame], z_py[-z_js.shape[0] :][tame], f"{what}, orbit")
+    return int(tame.sum())

@@ -12,7 +12,8 @@ On each of the five pages with a browser figure:
 - the slider moves that ``benchmarks/browser_redraw.py`` times redraw their figure at full size (200 iterations
   and a 400-point curve); how fast is the benchmark's business, never an assert of this suite.
 
-Negative tests serve the page a script with a wrong formula and check that the comparison fails.
+Negative tests serve the page a grpo_math.js with a wrong formula and check that the comparison fails
+(``tests/unit/test_browser_math_parity.py`` checks grpo_math.js against grpo_nb without a browser, under node).
 """
 
 from __future__ import annotations
@@ -24,12 +25,19 @@ import pytest
 from scipy.special import logit
 
 from grpo_nb.dynamics.map import iterate_logit, logit_map
-from grpo_nb.variants.map import variant_logit_map
-from tests.book.browser_reference import KINDS, SCRIPT, error_growth, reference
+from tests.book.browser_reference import (
+    KINDS,
+    MATH_SCRIPT,
+    RTOL,
+    SCRIPT,
+    assert_logits_close,
+    assert_orbit_matches,
+    error_growth,
+    reference,
+)
 from tests.book_layout import ROOT
 
 ARTIFACTS = ROOT / "tests" / "artifacts"
-RTOL = 1e-9  # relative to max(1, |logit|)
 FIGURES = {  # page -> (figure id, kind)
     "book/policy_dynamics": ("fig2-browser", "map"),
     "book/amplification": ("fig5-browser", "orbit"),
@@ -73,46 +81,6 @@ BIFURCATION_CASES = [  # beta picked on the diagram, p_ref, eps
 
 
 # --------------------------------------------------------------------------- comparison with grpo_nb
-
-
-def assert_logits_close(js: object, py: object, what: str, rtol: float = RTOL) -> None:
-    """|js - py| <= rtol max(1, |py|) elementwise; equal infinities (an orbit that left for p = 1) match."""
-    js, py = np.asarray(js, dtype=float), np.asarray(py, dtype=float)
-    assert js.shape == py.shape, f"{what}: shape {js.shape} in the browser, {py.shape} in grpo_nb"
-    same_inf = np.isinf(js) & (js == py)
-    with np.errstate(invalid="ignore"):
-        err = np.where(same_inf, 0.0, np.abs(js - py) / np.maximum(1.0, np.abs(py)))
-    worst = int(np.nanargmax(np.where(np.isnan(err), np.inf, err))) if err.size else 0
-    assert not np.isnan(err).any() and (err <= rtol).all(), (
-        f"{what}: browser {js.flat[worst]!r} vs grpo_nb {py.flat[worst]!r} (relative error {err.flat[worst]:.3g})"
-    )
-
-
-def assert_orbit_matches(
-    z_js: object,
-    p_ref: float,
-    beta: object,
-    eps: float,
-    z_py: np.ndarray,
-    what: str,
-    normalization: str = "mean_var",
-    alpha: float = 1.0,
-) -> int:
-    """Each browser step z_{k+1} = g(z_k) to RTOL, and the whole orbit equal to grpo_nb's where it cannot have
-    amplified rounding beyond 1e-9 (k G_k < 1e6, :func:`tests.book.browser_reference.error_growth`). Returns that count.
-    ``normalization``, ``alpha``: the map of a GRPO variant (:mod:`grpo_nb.variants`) in place of Theorem 2's."""
-    z_js = np.asarray(z_js, dtype=float)
-    with np.errstate(over="ignore", invalid="ignore"):
-        if normalization == "mean_var" and alpha == 1.0:
-            one_step = logit_map(z_js[:-1], logit(p_ref), beta, eps)
-        else:
-            one_step = variant_logit_map(z_js[:-1], logit(p_ref), beta, eps, normalization, alpha)
-    assert_logits_close(z_js[1:], one_step, f"{what}, one step of the map")
-    growth = error_growth(z_py, beta, eps, normalization, alpha)[-z_js.shape[0] :]
-    steps = np.arange(z_py.shape[0])[-z_js.shape[0] :].reshape(-1, *([1] * (z_js.ndim - 1)))
-    tame = np.broadcast_to((steps + 1) * growth < 1e6, z_js.shape)
-    assert_logits_close(z_js[tame], z_py[-z_js.shape[0] :][tame], f"{what}, orbit")
-    return int(tame.sum())
 
 
 def check_figure(kind: str, data: dict) -> dict:
@@ -164,8 +132,8 @@ def browser(chromium):
     return chromium
 
 
-def open_page(browser, site, doc: str, script: str | None = None):
-    """Open a page with every request off 127.0.0.1 aborted; ``script`` replaces grpo_figures.js (negative tests)."""
+def open_page(browser, site, doc: str, math_script: str | None = None):
+    """Open a page with every request off 127.0.0.1 aborted; ``math_script`` replaces grpo_math.js (negative tests)."""
     page = browser.new_page(viewport={"width": 1280, "height": 1000})
     errors: list[str] = []
     page.on("pageerror", lambda err: errors.append(str(err)))
@@ -173,8 +141,8 @@ def open_page(browser, site, doc: str, script: str | None = None):
     def route(r):
         if not r.request.url.startswith(site["url"]):
             return r.abort()
-        if script is not None and r.request.url.endswith("/grpo_figures.js"):
-            return r.fulfill(body=script, content_type="text/javascript")
+        if math_script is not None and r.request.url.endswith("/grpo_math.js"):
+            return r.fulfill(body=math_script, content_type="text/javascript")
         return r.continue_()
 
     page.route("**/*", route)
@@ -212,12 +180,14 @@ def slider_positions(kind: str, beta: float, p_ref: float, eps: float) -> dict:
 
 
 @pytest.mark.browser
-def test_the_site_serves_the_script_itself_and_no_widget_manager(site):
-    served = site["html"] / "grpo_figures.js"
-    assert served.read_bytes() == SCRIPT.read_bytes()
+def test_the_site_serves_the_scripts_itself_and_no_widget_manager(site):
+    for script in (MATH_SCRIPT, SCRIPT):
+        assert (site["html"] / script.name).read_bytes() == script.read_bytes(), script.name
     for doc in FIGURES:
         text = (site["html"] / f"{doc}.html").read_text(encoding="utf-8")
-        assert '<script src="../grpo_figures.js"></script>' in text, doc
+        math_tag, figures_tag = '<script src="../grpo_math.js"></script>', '<script src="../grpo_figures.js"></script>'
+        assert math_tag in text and figures_tag in text, doc
+        assert text.index(math_tag) < text.index(figures_tag), f"{doc} loads grpo_figures.js before grpo_math.js"
         assert "html-manager" not in text and "require.min.js" not in text, f"{doc} loads the ipywidgets manager"
 
 
@@ -331,7 +301,7 @@ def test_the_benchmarked_slider_moves_redraw_at_full_size(browser, site):
         page.close()
 
 
-WRONG_FORMULAS = {  # a wrong formula in the browser script, the page that shows it, and what the comparison reports
+WRONG_FORMULAS = {  # a wrong formula in grpo_math.js, the page that shows it, and what the comparison reports
     "eps outside the root (Eq. 3 as printed)": (
         ("1 / M.sqrt(variance(z) + eps)", "1 / (M.sqrt(variance(z)) + eps)"),
         "book/policy_dynamics",
@@ -360,9 +330,9 @@ WRONG_FORMULAS = {  # a wrong formula in the browser script, the page that shows
 @pytest.mark.parametrize("name", list(WRONG_FORMULAS))
 def test_a_wrong_formula_in_the_script_is_caught(browser, site, name):
     (right, wrong), doc, message = WRONG_FORMULAS[name]
-    source = SCRIPT.read_text(encoding="utf-8")
-    assert source.count(right) == 1, f"the negative test no longer matches the script: {right!r}"
-    page = open_page(browser, site, doc, script=source.replace(right, wrong))
+    source = MATH_SCRIPT.read_text(encoding="utf-8")
+    assert source.count(right) == 1, f"the negative test no longer matches grpo_math.js: {right!r}"
+    page = open_page(browser, site, doc, math_script=source.replace(right, wrong))
     fid, kind = FIGURES[doc]
     data = page.evaluate(SET_SLIDERS, [fid, {"eps": -5.0}])
     if kind == "orbit":
