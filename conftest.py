@@ -1,5 +1,10 @@
 """pytest settings for every run from the repository root: tests/ and nbval over book/ (also one chapter alone).
 
+Which chapters nbval collects from book/: the chapters whose outputs come from torch (``TORCH_CHAPTERS``), run here
+under the default settings. Every other chapter's nbval run is its run alone on a simulated other machine
+(``tests/chapters/test_chapters_alone.py``), so the suite runs each chapter once, not twice. A notebook named on
+the command line (``pytest book/intro.ipynb``) is collected whatever it is.
+
 Widget views are not part of a chapter's committed outputs: ``tools/render_notebook.py`` drops the
 ipywidgets explorers and the tqdm.auto progress bars, because without a kernel they are sliders that move
 nothing and finished bars. A fresh run by nbval displays them again, so they are left out of its side of
@@ -17,10 +22,21 @@ from pathlib import Path
 
 import pytest
 
+from tests.chapters.chapter_runs import TORCH_CHAPTERS
+
 ROOT = Path(__file__).resolve().parent
 TIERS = {"unit": "unit", "chapters": "chapters", "book": "book"}
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+BOOK = ROOT / "book"
+
+
+def pytest_ignore_collect(collection_path: Path, config) -> bool | None:
+    """Leave out of a collection of book/ the chapters that ``tests/chapters/test_chapters_alone.py`` runs."""
+    if collection_path.suffix != ".ipynb" or collection_path.parent != BOOK or collection_path.stem in TORCH_CHAPTERS:
+        return None
+    named = {Path(arg.split("::")[0]).resolve() for arg in config.args}
+    return None if collection_path.resolve() in named else True
 
 
 def without_widget_views(outputs: list) -> list:
