@@ -3,12 +3,8 @@
 Which chapters nbval collects from book/: the chapters whose outputs come from torch (``TORCH_CHAPTERS``), run here
 under the default settings. Every other chapter's nbval run is its run alone on a simulated other machine
 (``tests/test_chapters_alone.py``), so the suite runs each chapter once, not twice. A notebook named on the command
-line (``pytest book/intro.ipynb``) is collected whatever it is.
-
-Widget views are not part of a chapter's committed outputs: ``tools/render_notebook.py`` drops the
-ipywidgets explorers and the tqdm.auto progress bars, because without a kernel they are sliders that move
-nothing and finished bars. A fresh run by nbval displays them again, so they are left out of its side of
-the comparison too; every other output is still compared with the committed one.
+line (``pytest book/intro.ipynb``) is collected whatever it is. nbval leaves widget views out of its comparison
+(``tests/nbval_widgets.py``).
 """
 
 from __future__ import annotations
@@ -16,8 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.chapter_runs import TORCH_CHAPTERS
+from tests.nbval_widgets import compare_without_widget_views
 
-WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 BOOK = Path(__file__).resolve().parent / "book"
 
 
@@ -29,18 +25,5 @@ def pytest_ignore_collect(collection_path: Path, config) -> bool | None:
     return None if collection_path.resolve() in named else True
 
 
-def without_widget_views(outputs: list) -> list:
-    """The outputs of a cell less those that display a widget."""
-    return [out for out in outputs if WIDGET_VIEW not in out.get("data", {})]
-
-
 def pytest_collection_modifyitems(items) -> None:
-    for item in items:
-        if not type(item).__module__.startswith("nbval") or not hasattr(item, "compare_outputs"):
-            continue
-        compare = item.compare_outputs
-
-        def compare_without_widgets(test, ref, skip_compare=None, _compare=compare):
-            return _compare(without_widget_views(test), without_widget_views(ref), skip_compare)
-
-        item.compare_outputs = compare_without_widgets
+    compare_without_widget_views(items)
