@@ -118,7 +118,7 @@ def run_nbval(
     else:
         nbformat.write(with_seed(nbformat.read(notebook, as_version=4), seed), target)
     shutil.copy(ROOT / "tests" / "nbval_sanitize.cfg", folder / "sanitize.cfg")
-    shutil.copy(ROOT / "conftest.py", folder / "conftest.py")  # leaves widget views out of the comparison
+    shutil.copy(ROOT / "tests" / "nbval_widgets.py", folder / "conftest.py")  # widget views left out
     (folder / "pytest.ini").write_text("[pytest]\n")
     cmd = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--nbval", target.name]
     cmd += ["--nbval-sanitize-with", "sanitize.cfg", "--nbval-cell-timeout", "600", "--rootdir", str(folder)]
@@ -131,4 +131,5 @@ def check_alone(notebook: Path, env: dict[str, str], folder: Path, seed: int | N
     proc = run_nbval(notebook, folder, env, seed)
     at = "" if seed is None else f" at SEED = {seed}"
     print(f"{notebook.stem}{at}: {time.perf_counter() - start:.0f} s alone")
-    assert proc.returncode == 0, f"{notebook.name}{at}, opened alone on another machine:\n{proc.stdout[-6000:]}"
+    log = f"{proc.stdout[-6000:]}\n{proc.stderr[-2000:]}"
+    assert proc.returncode == 0, f"{notebook.name}{at}, opened alone on another machine:\n{log}"
