@@ -15,8 +15,8 @@ Needs torch (the rest of grpo_nb does not). Modules, each small:
 - ``cost``       a configuration's GPU time (a T4 by default) from FLOPs and kernel launches counted on the CPU;
                  ``pick_config`` chooses ``quick`` or ``full`` by it
 - ``report``     tables and summaries; ``__main__`` the command line
-- ``trl_model``, ``trl_trainer``, ``trl_report``: the same task trained by TRL's GRPOTrainer (a tiny GPT-2, a local
-  tokenizer), the cached runs' tables (needs ``trl``); the TRL chapter's checks of TRL's knobs are
+- ``trl_model``, ``trl_trainer``: the same task trained by TRL's GRPOTrainer (a tiny GPT-2, a local tokenizer; needs
+  ``trl``); the TRL chapter's checks of TRL's knobs and its tables of the cached runs are
   :mod:`grpo_nb.chapters.trl_grpo`
 """
 
