@@ -17,10 +17,18 @@ its table and the values the chapter's asserts need; the section of the chapter 
 * :func:`two_cycle_report` ('The "divergent" case is a stable 2-cycle'): the "divergent" case of Fig. 5 as a
   2-cycle, with its multiplier and fixed points.
 * :func:`regime_count_table` ("A map of the regimes"): the regime maps' counts per regime.
+* :func:`theorem4_hypothesis_grid`, :func:`hypothesis_table` ("Theorem 4's hypothesis against amplification"): where
+  Theorem 4's hypothesis (p_ref within a ball around a stable p* on which h contracts) can hold at all, given that
+  amplification keeps every fixed point away from p_ref, against where the orbit converges.
+* :func:`per_prompt_bounds` ("Remark 2: one β for all prompts"): the per-prompt lower bounds on beta and the uniform
+  one, against the prompt-free bound :func:`grpo_nb.dynamics.paper_bounds.prompt_free_beta_bound`.
+* :data:`PRACTICE_BETAS`, :func:`kl_penalty_gradients`, :func:`practice_regime_table`, :func:`small_beta_limit` ("What
+  β means in practice"): the KL weights used in practice, the gradients of the k3 KL penalty, where the practical
+  betas fall on the regime maps, and the recursion as beta -> 0.
 
-The formulas they check live in :mod:`grpo_nb.dynamics` (``map``, ``paper_bounds``, ``fixed_points``, ``orbits``);
-the negative tests replace those names in this module (``amplification_gap``, ``theorem4_beta_bound_logit``) with
-wrong formulas and see the verdicts fail.
+The formulas they check live in :mod:`grpo_nb.dynamics` (``map``, ``paper_bounds``, ``fixed_points``, ``orbits``,
+``regimes``) and :mod:`grpo_nb.kl`; the negative tests replace names this module reads (``amplification_gap``,
+``theorem4_beta_bound_logit``, ``contraction_on_ball``) with wrong formulas and see the verdicts fail.
 """
 
 from __future__ import annotations
@@ -29,24 +37,34 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import logit
+from scipy.special import expit, log_softmax, logit
 from tqdm.auto import tqdm
 
 from grpo_nb.dynamics.fixed_points import FixedPoint, fixed_points, fixed_points_grid
-from grpo_nb.dynamics.map import iterate_logit, logit_map, logit_map_margin, logit_map_power, logit_map_slope
+from grpo_nb.dynamics.map import (
+    h_prime,
+    iterate_logit,
+    logit_map,
+    logit_map_margin,
+    logit_map_power,
+    logit_map_slope,
+)
 from grpo_nb.dynamics.orbits import OrbitKind, attractor, orbit_kind
 from grpo_nb.dynamics.paper_bounds import (
     amplification_gap,
+    prompt_free_beta_bound,
     theorem3_condition,
     theorem3_condition2_log_lhs,
     theorem4_beta_bound,
     theorem4_beta_bound_logit,
 )
-from grpo_nb.dynamics.regimes import Regime, RegimeMap
+from grpo_nb.dynamics.regimes import Regime, RegimeMap, regime_map
+from grpo_nb.kl import k3
 from grpo_nb.report import Table, bound
-from grpo_nb.validation import check_map_params, check_positive_int
+from grpo_nb.validation import check_beta, check_eps, check_logits, check_map_params, check_p_ref, check_positive_int
 
 __all__ = [
+    "PRACTICE_BETAS",
     "BoundPeak",
     "BoundPeaks",
     "Condition2Everywhere",
@@ -54,18 +72,31 @@ __all__ = [
     "Condition2Failures",
     "ExponentFit",
     "FailureRegion",
+    "HypothesisTable",
+    "KLGradients",
     "OrbitTable",
+    "PerPromptBounds",
     "Perturbed",
+    "PracticeRegimes",
+    "SmallBetaLimit",
     "StabilityCheck",
     "Theorem3Survey",
+    "Theorem4Hypothesis",
     "TwoCycle",
     "beta_bound_peaks",
     "condition2_everywhere",
     "condition2_failure_region",
     "condition2_small_beta_growth",
+    "contraction_on_ball",
+    "hypothesis_table",
+    "kl_penalty_gradients",
     "orbit_table",
+    "per_prompt_bounds",
+    "practice_regime_table",
     "regime_count_table",
+    "small_beta_limit",
     "theorem3_survey",
+    "theorem4_hypothesis_grid",
     "theorem4_stability_check",
     "two_cycle_report",
 ]
@@ -253,7 +284,7 @@ def condition2_everywhere(eps_values: Sequence[float], n: int = 200001) -> Condi
         beta = 1.0 / (2.0 * np.sqrt(0.25 + eps)) / c_over_beta
         lhs = np.exp(theorem3_condition2_log_lhs(beta, eps))
         rhs_max = float(theorem4_beta_bound(p, eps).max())
-        cap = float(1.0 / (3**1.5 * np.sqrt(eps)))
+        cap = prompt_free_beta_bound(eps)
         e = Condition2Extremes(float(lhs.min()), float(beta[np.argmin(lhs)]), rhs_max, cap, bool(lhs.min() >= rhs_max))
         facts[eps] = e
         rows.append([eps, e.lhs_min, e.beta_at_lhs_min, rhs_max, cap, e.holds_everywhere])
@@ -356,7 +387,7 @@ def beta_bound_peaks(eps_values: Sequence[float], n: int = 200001) -> BoundPeaks
         b = theorem4_beta_bound(p_star, eps)
         peak = float(b.max())
         p_peak = p_star[np.argmax(b)]  # B is symmetric under p -> 1 - p: report the variance at the peak
-        rows.append([eps, peak, 1 / (3**1.5 * np.sqrt(eps)), p_peak * (1 - p_peak), 2 * eps])
+        rows.append([eps, peak, prompt_free_beta_bound(eps), p_peak * (1 - p_peak), 2 * eps])
         ends = float(np.max(theorem4_beta_bound(np.array([1e-12, 1 - 1e-12]), eps)))
         at_half = float(theorem4_beta_bound(0.5, eps))
         facts.append(BoundPeak(float(eps), peak, float(p_peak * (1 - p_peak)), at_half, ends))
@@ -456,3 +487,327 @@ def regime_count_table(maps: Mapping[float, RegimeMap]) -> Table:
         rows.append([eps, *(str(c[r.label]) for r in Regime), *flags, ", ".join(str(k) for k in periods)])
     headers = ["ε", *(r.label for r in Regime), "stable f.p. not reached", "no stable f.p.", "cycle periods seen"]
     return Table(headers, rows)
+
+
+# --- Section "Theorem 4's hypothesis against amplification" -------------------------------------------------------
+
+
+def contraction_on_ball(p_star: float, p_ref: float, beta: float, eps: float, n: int = 2001) -> float:
+    """max |h'(p)| over the closed ball of radius |p* - p_ref| around p*, clipped to [0, 1] (``n`` sample points
+    including both ends and p_ref itself), h' from Proposition 1. Below 1 exactly when Theorem 4's hypothesis can hold
+    for this p* (section "Theorem 4's hypothesis against amplification")."""
+    d = abs(p_star - p_ref)
+    lo, hi = max(0.0, p_star - d), min(1.0, p_star + d)
+    p = np.append(np.linspace(lo, hi, n), p_ref)
+    if eps == 0:  # h' is defined on (0, 1) only (Remark 1)
+        p = p[(p > 0) & (p < 1)]
+    return float(np.max(np.abs(h_prime(p, p_ref, beta, eps))))
+
+
+@dataclass(frozen=True)
+class Theorem4Hypothesis:
+    """:func:`theorem4_hypothesis_grid` over a (p_ref, beta) grid at one eps (arrays of the broadcast shape, per fixed
+    point on a last axis of 3).
+
+    holds: the hypothesis can hold for that fixed point (contraction on the ball, and p* stable);
+    contraction: max |h'| on the ball (NaN where there is no such fixed point);
+    gap_ratio: (logit p* - logit p_ref) beta sqrt(1 + 4 eps) / 2, which amplification puts at >= 1;
+    banach_ok: where ``holds``, the orbit from p_ref obeys |p_n - p*| <= L^n |p_ref - p*| for n <= n_steps.
+    """
+
+    holds: np.ndarray
+    contraction: np.ndarray
+    gap_ratio: np.ndarray
+    banach_ok: bool
+
+    @property
+    def holds_somewhere(self) -> np.ndarray:
+        """Per grid point: the hypothesis holds for at least one fixed point."""
+        return self.holds.any(axis=-1)
+
+
+def theorem4_hypothesis_grid(
+    p_ref: object, beta: object, eps: float, *, n_steps: int = 60, n_ball: int = 2001
+) -> Theorem4Hypothesis:
+    """Where Theorem 4's hypothesis can hold on the broadcast (p_ref, beta) grid at one eps (section "Theorem 4's
+    hypothesis against amplification").
+
+    Theorem 4 (local convergence) assumes a fixed point p* with |h'(p*)| < 1 and p_0 = p_ref in [p* - delta,
+    p* + delta], where h contracts on that closed ball (the local Banach theorem). Amplification (Theorem 3 in logit
+    form) puts every fixed point away from p_ref: logit p* - logit p_ref = 1/(beta sqrt(p*(1-p*) + eps))
+    >= 2/(beta sqrt(1 + 4 eps)), with equality only at p* = 1/2. So the ball's radius is at least d = |p* - p_ref|
+    > 0, and the hypothesis can hold, for some delta, exactly when L = max |h'| on [p* - d, p* + d] (clipped to
+    [0, 1]) is below 1: :func:`contraction_on_ball`, a module-level name that the negative test replaces by a
+    condition that ignores the gap. Where it holds, Banach's estimate |p_n - p*| <= L^n d must hold along the orbit
+    from p_ref for ``n_steps`` steps (``banach_ok``), so such a wrong condition is caught by the orbits that do not
+    converge.
+    """
+    p_ref, beta, eps_arr = check_map_params(p_ref, beta, eps, broadcast=True)
+    n_steps = check_positive_int("n_steps", n_steps)
+    eps = float(eps_arr.flat[0])
+    grid = fixed_points_grid(p_ref, beta, eps)
+    has = ~np.isnan(grid.logits)
+    a = logit(p_ref)
+    gap_ratio = np.where(has, (grid.logits - a[..., None]) * beta[..., None] * np.sqrt(1 + 4 * eps) / 2, np.nan)
+    contraction = np.full(grid.logits.shape, np.nan)
+    for idx in zip(*np.nonzero(has & grid.stable), strict=True):
+        p_star, p_ref_i, beta_i = float(expit(grid.logits[idx])), float(p_ref[idx[:-1]]), float(beta[idx[:-1]])
+        contraction[idx] = contraction_on_ball(p_star, p_ref_i, beta_i, eps, n_ball)
+    with np.errstate(invalid="ignore"):
+        holds = has & grid.stable & (contraction < 1)
+    z = iterate_logit(p_ref, beta, eps, n_steps)
+    banach_ok = True
+    n = np.arange(n_steps + 1)
+    for idx in zip(*np.nonzero(holds), strict=True):
+        p_star, big_l = expit(grid.logits[idx]), contraction[idx]
+        dist = np.abs(expit(z[(slice(None), *idx[:-1])]) - p_star)
+        banach_ok &= bool((dist <= big_l**n * dist[0] * (1 + 1e-6) + 1e-15).all())
+    return Theorem4Hypothesis(holds, contraction, gap_ratio, banach_ok)
+
+
+def _runs(mask: np.ndarray, beta: np.ndarray) -> str:
+    """The runs of True in ``mask`` as beta intervals, e.g. "[0.2, 1.1], [4, 6]"; "none" if there are none."""
+    idx = np.nonzero(mask)[0]
+    if idx.size == 0:
+        return "none"
+    breaks = np.nonzero(np.diff(idx) > 1)[0]
+    starts, ends = np.r_[idx[0], idx[breaks + 1]], np.r_[idx[breaks], idx[-1]]
+    return ", ".join(f"[{beta[s]:.3g}, {beta[e]:.3g}]" for s, e in zip(starts, ends, strict=True))
+
+
+@dataclass(frozen=True)
+class HypothesisTable:
+    """:func:`hypothesis_table`'s table and verdicts: ``implies`` (wherever the hypothesis holds, the orbit
+    converges), ``banach_ok`` (Banach's estimate along those orbits), ``fails_but_converges`` (grid points where the
+    orbit converges although the hypothesis holds for no fixed point), ``holds`` and ``converges`` (boolean arrays,
+    prompt x beta)."""
+
+    table: Table
+    implies: bool
+    banach_ok: bool
+    fails_but_converges: int
+    holds: np.ndarray
+    converges: np.ndarray
+
+
+def hypothesis_table(p_refs: Sequence[float], betas: Sequence[float], eps: float) -> HypothesisTable:
+    """Per prompt: where on the beta grid Theorem 4's hypothesis fails for every fixed point
+    (:func:`theorem4_hypothesis_grid`), and where the orbit from p_ref does not converge to a fixed point
+    (:func:`grpo_nb.dynamics.regimes.regime_map`: a cycle or chaos) (section "Theorem 4's hypothesis against
+    amplification")."""
+    p = np.asarray(p_refs, dtype=float)[:, None]
+    b = np.asarray(betas, dtype=float)[None, :]
+    hyp = theorem4_hypothesis_grid(p, b, eps)
+    rm = regime_map(p, b, eps)
+    converges = (rm.regime == Regime.INTERIOR) | (rm.regime == Regime.NEAR_ONE)
+    holds = hyp.holds_somewhere
+    rows = [
+        [p[i, 0], _runs(~holds[i], b[0]), _runs(~converges[i], b[0]), int((~holds[i] & converges[i]).sum())]
+        for i in range(p.shape[0])
+    ]
+    headers = ["p_ref", "β where Theorem 4's hypothesis fails", "β where the orbit does not converge",
+               "grid β: fails, yet converges"]  # fmt: skip
+    return HypothesisTable(
+        Table(headers, rows, ".3g"),
+        implies=bool(converges[holds].all()),
+        banach_ok=hyp.banach_ok,
+        fails_but_converges=int((~holds & converges).sum()),
+        holds=holds,
+        converges=converges,
+    )
+
+
+# --- Section "Remark 2: one β for all prompts" ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PerPromptBounds:
+    """:func:`per_prompt_bounds` per prompt: beta_q (largest grid beta where the lowest fixed point is unstable; 0 if
+    none), the smallest such beta (NaN if none), and whether the unstable betas form one unbroken run of the grid;
+    the uniform bound max_q beta_q and the prompt that sets it."""
+
+    p_ref: np.ndarray
+    beta_q: np.ndarray
+    beta_from: np.ndarray
+    one_interval: np.ndarray
+    uniform: float
+    worst_prompt: float
+
+    def table(self, every: int = 1) -> Table:
+        """Every ``every``-th prompt: p_ref, where its lowest fixed point is unstable, beta_q."""
+        rows = [
+            [p, "never" if b == 0 else f"[{lo:.3g}, {b:.3g}]", b]
+            for p, lo, b in zip(self.p_ref[::every], self.beta_from[::every], self.beta_q[::every], strict=True)
+        ]
+        return Table(["p_ref", "β where the lowest fixed point is unstable", "per-prompt bound β_q"], rows, ".3g")
+
+
+def per_prompt_bounds(p_refs: object, betas: object, eps: float) -> PerPromptBounds:
+    """Remark 2 of paper §4 on a set of prompts (section "Remark 2: one β for all prompts"): conditions on beta hold
+    per prompt, and a statement uniform over prompts needs their supremum.
+
+    Per prompt (success probability p_ref under pi_ref), Theorem 4's condition beta > B(p*) (Lemma 1) is read at the
+    fixed point the orbit from p_ref starts next to, the lowest one. On the beta grid ``betas`` (increasing) the
+    per-prompt lower bound beta_q is the largest beta where that fixed point is unstable (|h'(p*)| >= 1; 0 if none),
+    and the uniform bound over the prompts is max_q beta_q; it stays below
+    :func:`grpo_nb.dynamics.paper_bounds.prompt_free_beta_bound` when eps > 0.
+    """
+    p = np.atleast_1d(check_p_ref(p_refs)).astype(float)
+    b = np.atleast_1d(check_beta(betas)).astype(float)
+    if p.ndim != 1 or b.ndim != 1 or not (np.diff(b) > 0).all():
+        raise ValueError("p_refs and betas must be 1-D, betas increasing; valid: 1-D arrays, 0 < betas strictly rising")
+    grid = fixed_points_grid(p[:, None], b[None, :], float(check_eps(eps)))
+    unstable = (grid.counts > 0) & (np.abs(grid.slopes[..., 0]) >= 1)
+    beta_q = np.zeros(p.size)
+    beta_from = np.full(p.size, np.nan)
+    one = np.ones(p.size, dtype=bool)
+    for i, row in enumerate(unstable):
+        idx = np.nonzero(row)[0]
+        if idx.size:
+            beta_q[i], beta_from[i] = b[idx[-1]], b[idx[0]]
+            one[i] = bool((np.diff(idx) == 1).all())
+    k = int(np.argmax(beta_q))
+    return PerPromptBounds(p, beta_q, beta_from, one, float(beta_q[k]), float(p[k]))
+
+
+# --- Section "What β means in practice" -----------------------------------------------------------------------------
+
+#: The KL weights used in practice, each checked in the source named: 0.04, the KL coefficient of DeepSeekMath's GRPO
+#: and the default ``beta`` of TRL's ``GRPOConfig`` up to TRL 0.18 (``trl/trainer/grpo_config.py``); 0.001, the value
+#: TRL's ``GRPOConfig`` documentation attributes to DeepSeek-R1; 0, the default from TRL 0.19 on (still in TRL 1.16)
+#: and the choice of DAPO and Dr. GRPO (no KL term). The theory needs beta > 0; :func:`small_beta_limit` follows the
+#: recursion as beta -> 0.
+PRACTICE_BETAS: tuple[tuple[str, float], ...] = (
+    ("DeepSeekMath; TRL default up to 0.18", 0.04),
+    ("DeepSeek-R1, as TRL's documentation quotes it", 0.001),
+    ("TRL default from 0.19; DAPO; Dr. GRPO", 0.0),
+)
+
+
+@dataclass(frozen=True)
+class PracticeRegimes:
+    """:func:`practice_regime_table`'s table, the regime map per eps, and two verdicts over every row: the first
+    step's gain logit p_1 - logit p_ref is at least Theorem 3's margin 2/(beta sqrt(1 + 4 eps)) (``gain_above_margin``)
+    and p_1 is saturated (``saturated``: p_1(1 - p_1) < eps; for eps = 0, the orbit escapes to p = 1)."""
+
+    table: Table
+    maps: dict[float, RegimeMap]
+    gain_above_margin: bool
+    saturated: bool
+
+
+def practice_regime_table(
+    p_refs: Sequence[float], betas: Sequence[float], eps_values: Sequence[float]
+) -> PracticeRegimes:
+    """Where the orbit from each p_ref goes at each (beta > 0, eps) (section "What β means in practice"): the regime
+    of :func:`grpo_nb.dynamics.regimes.regime_map`, the first step's gain logit p_1 - logit p_ref, whether p_1 already
+    has p_1(1 - p_1) < eps (saturated next to 1; for eps = 0, whether the orbit escapes to p = 1), and the limit
+    logit."""
+    p = check_p_ref(np.asarray(p_refs, dtype=float))[:, None]
+    b = check_beta(np.asarray(betas, dtype=float))[None, :]
+    rows, maps, gain_ok, saturated = [], {}, True, True
+    for eps in eps_values:
+        rm = regime_map(p, b, float(check_eps(eps)))
+        maps[eps] = rm
+        with np.errstate(over="ignore"):
+            z = iterate_logit(p, b, eps, 1)
+        for i, j in np.ndindex(rm.regime.shape):
+            v1 = np.exp(-abs(z[1, i, j])) / (1 + np.exp(-abs(z[1, i, j]))) ** 2
+            limit = rm.limit_logit[i, j]
+            gain = z[1, i, j] - z[0, i, j]
+            sat = bool(v1 < eps) if eps > 0 else bool(np.isposinf(limit))
+            gain_ok &= bool(gain >= 2 / (b[0, j] * np.sqrt(1 + 4 * eps)))
+            saturated &= sat
+            rows.append([b[0, j], eps, p[i, 0], Regime(rm.regime[i, j]).label, f"{gain:.4g}", sat, f"{limit:.6g}"])
+    headers = ["β", "ε", "p_ref", "orbit from p_ref", "logit p₁ − logit p_ref", "saturated after one step",
+               "limit logit"]  # fmt: skip
+    return PracticeRegimes(Table(headers, rows), maps, gain_ok, saturated)
+
+
+@dataclass(frozen=True)
+class SmallBetaLimit:
+    """:func:`small_beta_limit` at one eps > 0 and one p_ref: per beta, the first step's gain and its bound, the
+    limit logit."""
+
+    table: Table
+    first_gain_ok: bool
+    first_gain_rate: np.ndarray
+    limit_rate: np.ndarray
+
+
+def small_beta_limit(p_ref: float, eps: float, betas: Sequence[float], n: int = 50) -> SmallBetaLimit:
+    """The recursion as beta -> 0, at one eps > 0 and one p_ref (section "What β means in practice").
+
+    The first gain is logit p_1 - logit p_ref = 1/(beta sqrt(v_ref + eps)) >= 2/(beta sqrt(1 + 4 eps)), so p_1 -> 1
+    (``first_gain_rate`` = beta times the gain, exactly 1/sqrt(v_ref + eps)); beta times the distance of the logit
+    after ``n`` steps from logit p_ref (``limit_rate``) tends to 1/sqrt(eps), the rate of the fixed point next to 1
+    (logit p* ~ logit p_ref + 1/(beta sqrt eps)). ``first_gain_ok``: the first gain is at least its bound at every
+    beta (relative tolerance 1e-12).
+    """
+    p_ref = float(check_p_ref(p_ref))
+    eps = float(check_eps(eps))
+    if not eps > 0:
+        raise ValueError(f"eps={eps!r} is out of range; valid range is eps > 0 (with eps = 0 the orbit escapes to 1)")
+    b = check_beta(np.asarray(betas, dtype=float))
+    z = iterate_logit(p_ref, b, eps, n)
+    gain = z[1] - z[0]
+    bound = 2.0 / (b * np.sqrt(1 + 4 * eps))
+    rate = b * (z[-1] - logit(p_ref))
+    rows = [[bb, g, bd, r, 1 / np.sqrt(eps)] for bb, g, bd, r in zip(b, gain, bound, rate, strict=True)]
+    headers = ["β", "logit p₁ − logit p_ref", "2/(β√(1+4ε))", f"β (logit p_{n} − logit p_ref)", "1/√ε"]
+    ok = bool((gain >= bound * (1 - 1e-12)).all())
+    return SmallBetaLimit(Table(headers, rows, ".6g"), ok, b * gain, rate)
+
+
+@dataclass(frozen=True)
+class KLGradients:
+    """:func:`kl_penalty_gradients`: gradients with respect to the logits of a softmax policy pi (at pi = pi_old), by
+    central differences.
+
+    k3_loss: of E_{o ~ pi_old}[k3(o)] with pi_old held fixed (k3 used as a loss term, as in DeepSeekMath's GRPO);
+    k3_ratio_loss: of E_{o ~ pi_old}[(pi/pi_old)(o) k3(o)] (TRL's ``use_bias_correction_kl``);
+    kl_forward: of KL(pi || pi_ref), the theory's penalty; kl_reverse: of KL(pi_ref || pi);
+    k3_mean_error: |E_pi[k3] - KL(pi || pi_ref)| (k3's value is unbiased).
+    """
+
+    k3_loss: np.ndarray
+    k3_ratio_loss: np.ndarray
+    kl_forward: np.ndarray
+    kl_reverse: np.ndarray
+    k3_mean_error: float
+
+
+def kl_penalty_gradients(logits: object, logits_ref: object, step: float = 1e-6) -> KLGradients:
+    """The gradients of :class:`KLGradients` for pi = softmax(logits), pi_ref = softmax(logits_ref) (shape (K,)), the
+    estimator statements of section "What β means in practice".
+
+    Schulman's k3 (:func:`grpo_nb.kl.k3`), pi_ref/pi - log(pi_ref/pi) - 1 per sampled token, has expectation
+    KL(pi || pi_ref) under pi, but its gradient, taken as a loss, is in expectation the gradient of KL(pi_ref || pi);
+    multiplying k3 by the importance ratio (TRL's ``use_bias_correction_kl``) restores the gradient of
+    KL(pi || pi_ref). The gradients are finite differences of the surrogate losses as written, the sampling
+    distribution held fixed.
+    """
+    theta = check_logits("logits", logits)
+    theta_ref = check_logits("logits_ref", logits_ref)
+    if theta.shape != theta_ref.shape or theta.ndim != 1:
+        raise ValueError(f"logits_ref has shape {theta_ref.shape}; valid is the shape of logits, {theta.shape}, 1-D")
+    lp_old, lp_ref = log_softmax(theta), log_softmax(theta_ref)
+    pi_old = np.exp(lp_old)
+
+    def surrogates(t: np.ndarray) -> np.ndarray:
+        lp = log_softmax(t)
+        ratio = np.exp(lp - lp_old)
+        return np.array([
+            pi_old @ k3(lp, lp_ref),
+            pi_old @ (ratio * k3(lp, lp_ref)),
+            np.exp(lp) @ (lp - lp_ref),
+            np.exp(lp_ref) @ (lp_ref - lp),
+        ])  # fmt: skip
+
+    grads = np.empty((4, theta.size))
+    for k in range(theta.size):
+        e = np.zeros_like(theta)
+        e[k] = step
+        grads[:, k] = (surrogates(theta + e) - surrogates(theta - e)) / (2 * step)
+    mean_error = abs(float(pi_old @ k3(lp_old, lp_ref) - pi_old @ (lp_old - lp_ref)))
+    return KLGradients(*grads, mean_error)

@@ -26,14 +26,21 @@ whose importance ratio, reference log-probabilities or advantages it sets, and c
 The book's side of each check is a module-level name: :data:`BOOK_ADVANTAGES`, :func:`book_kl`, :func:`aggregate`,
 :func:`book_clipped_term`, :func:`book_log_ratio` and :data:`BOOK_DEFAULTS`. A check reads it when it runs, so
 replacing one by a wrong statement (as the tests do) makes its check fail.
+
+The cached full runs (``grpo_nb/data/trl_full.json``) are read by :func:`load_result` and shown by
+:func:`per_prompt_table`, :func:`trajectories`, :func:`prediction_gaps`, :func:`beta_zero_facts` (section "The same
+prompts under TRL: β > 0 and the default β = 0") and :func:`timing_table` (section "Time and hardware").
 """
 
 from __future__ import annotations
 
 import functools
+import json
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, fields, replace
+from importlib import resources
+from pathlib import Path
 
 import numpy as np
 import torch
@@ -42,6 +49,7 @@ from grpo_nb.advantage import group_advantage
 from grpo_nb.clipping import clipped_term
 from grpo_nb.report import Table, bound
 from grpo_nb.toylm.grpo import k3_kl
+from grpo_nb.toylm.report import regime_picks
 from grpo_nb.toylm.trl_trainer import TRL_CONFIGS, TRLRun, TRLSetup, make_trainer, prepare_trl
 from grpo_nb.validation import check_choice
 
@@ -50,13 +58,17 @@ __all__ = [
     "BOOK_DEFAULTS",
     "LOSS_TYPES",
     "BetaDefault",
+    "BetaZeroFacts",
     "KnobCheck",
     "KnobTable",
     "MuCheck",
+    "PerPromptTable",
+    "PredictionGaps",
     "Probe",
     "advantage_check",
     "aggregate",
     "beta_default_check",
+    "beta_zero_facts",
     "book_clipped_term",
     "book_kl",
     "book_log_ratio",
@@ -64,10 +76,15 @@ __all__ = [
     "defaults_check",
     "kl_check",
     "knob_table",
+    "load_result",
     "loss_type_check",
     "make_probe",
     "mu_check",
+    "per_prompt_table",
+    "prediction_gaps",
     "sequence_ratio_check",
+    "timing_table",
+    "trajectories",
     "trl_advantages",
 ]
 
@@ -508,3 +525,142 @@ def knob_table(seed: int = 0) -> KnobTable:
         [[r.knob, r.theory, r.measured, "passes" if r.passed else "FAILS"] for r in rows],
     )
     return KnobTable(table, tuple(rows))
+
+
+# --- Sections "The same prompts under TRL" and "Time and hardware": the cached runs -------------------------------
+# The JSON of ``python -m grpo_nb.toylm --trainer trl`` holds, per prompt and outer step n, the measured p_n, the
+# infinite-G recursion h^n(p_ref) at TRL's effective beta (``p_theory``), the finite-group chain's mean
+# (``p_finite_group``) and the successes k_n in the prompt's group of G answers (``group_successes``).
+
+
+def load_result(path: str | Path) -> dict:
+    """The JSON summary of a TRL run: a file, or the name of one that ships with the package (``grpo_nb/data/``),
+    so that the chapter opened alone (Colab, an empty folder) finds the cached runs it reads."""
+    if Path(path).exists():
+        return json.loads(Path(path).read_text())
+    shipped = resources.files("grpo_nb") / "data" / str(path)
+    if not shipped.is_file():
+        raise ValueError(f"path={str(path)!r} is neither a file nor one of grpo_nb/data/'s cached runs")
+    return json.loads(shipped.read_text())
+
+
+def _arrays(result: dict, key: str) -> dict[str, np.ndarray]:
+    rows = result["runs"][key]["per_prompt"]
+    fin = [r["p_finite_group"] for r in rows]
+    return {
+        "p": np.array([r["p_measured"] for r in rows]).T,  # (M+1, P)
+        "theory": np.array([r["p_theory"] for r in rows]).T,
+        "finite": None if fin[0] is None else np.array(fin).T,
+        "k": np.array([r["group_successes"] for r in rows]).T,  # (M, P)
+    }
+
+
+@dataclass(frozen=True)
+class PerPromptTable:
+    """:func:`per_prompt_table`'s table, each prompt's p_ref, and each run's final measured p_M (keyed by run)."""
+
+    table: Table
+    p_ref: np.ndarray
+    finals: dict[str, np.ndarray]
+
+
+def per_prompt_table(result: dict, keys: list[str]) -> PerPromptTable:
+    """Per prompt (sorted by p_ref): p_ref, then for each run its final measured p_M; for the first run with a
+    finite-group prediction also h^M(p_ref) and E[p_M] under the finite-group chain (section "The same prompts under
+    TRL")."""
+    first = next(k for k in keys if result["runs"][k]["per_prompt"][0]["p_finite_group"] is not None)
+    a = _arrays(result, first)
+    p_ref = a["p"][0]
+    order = np.argsort(p_ref, kind="stable")
+    finals = {k: _arrays(result, k)["p"][-1] for k in keys}
+    headers = ["prompt", "$p_{ref}$", *[f"$p_M$, {k}" for k in keys], f"$h^M$, {first}", f"finite $G$, {first}"]
+    prompts = [r["prompt"] for r in result["runs"][first]["per_prompt"]]
+    rows = [
+        [prompts[i], p_ref[i], *[finals[k][i] for k in keys], a["theory"][-1, i], a["finite"][-1, i]] for i in order
+    ]
+    return PerPromptTable(Table(headers, rows, fmt=".3f"), p_ref, finals)
+
+
+def trajectories(result: dict, keys: list[str]) -> dict[str, object]:
+    """The arguments of :func:`grpo_nb.plots.trl.plot_trl_trajectories`: measured p_n per run (M+1, P), the first
+    run's recursion and finite-group mean, the prompts, and the prompts with the lowest, median and highest p_ref
+    (:func:`grpo_nb.toylm.report.regime_picks`) (section "The same prompts under TRL")."""
+    first = _arrays(result, keys[0])
+    return {
+        "measured": {k: _arrays(result, k)["p"] for k in keys},
+        "theory": first["theory"],
+        "finite": first["finite"],
+        "picks": regime_picks(first["p"][0]),
+        "prompts": [r["prompt"] for r in result["runs"][keys[0]]["per_prompt"]],
+    }
+
+
+@dataclass(frozen=True)
+class PredictionGaps:
+    """:func:`prediction_gaps`: the median over prompts of max_n |p_n - prediction_n| for the infinite-G recursion
+    and for the finite-group mean (NaN when the run has no finite-group prediction)."""
+
+    infinite_g: float
+    finite_g: float
+
+
+def prediction_gaps(result: dict, key: str) -> PredictionGaps:
+    """How far one run stays from each prediction (section "The same prompts under TRL")."""
+    a = _arrays(result, key)
+    infinite = float(np.median(np.abs(a["p"] - a["theory"]).max(axis=0)))
+    finite = float("nan") if a["finite"] is None else float(np.median(np.abs(a["p"] - a["finite"]).max(axis=0)))
+    return PredictionGaps(infinite, finite)
+
+
+@dataclass(frozen=True)
+class BetaZeroFacts:
+    """:func:`beta_zero_facts`: what an outer step did to a prompt's success, by what its group held. Each field's
+    ``label`` is its row in the chapter's table (:attr:`rows`)."""
+
+    mixed_steps: int = field(metadata={"label": "steps with a mixed group"})
+    mean_change_mixed: float = field(metadata={"label": "mean change after a mixed group"})
+    full_steps: int = field(metadata={"label": "steps with an all-success group"})
+    mean_change_full: float = field(metadata={"label": "mean change after an all-success group"})
+    empty_steps: int = field(metadata={"label": "steps with no success"})
+    largest_change_empty: float = field(metadata={"label": "largest change after no success"})
+    mean_size_change_mixed: float = field(metadata={"label": "mean size of a change after a mixed group"})
+    easy_share_higher: float = field(metadata={"label": "share of easy prompts that end higher"})
+    never_successful: int = field(metadata={"label": "prompts without a success in any group"})
+
+    @property
+    def rows(self) -> list[tuple[str, float | int]]:
+        """(label, value) per field, in order: the rows of the chapter's table."""
+        return [(f.metadata["label"], getattr(self, f.name)) for f in fields(self)]
+
+
+def beta_zero_facts(result: dict, key: str, G: int) -> BetaZeroFacts:
+    """What an outer step did to a prompt's success, by what its group of G answers held (section "The same prompts
+    under TRL"): mixed (k = 1..G-1: TRL's advantage moves it), all successes (k = G) or no success (k = 0). In the
+    last two TRL's advantage is 0, and with beta = 0 there is no KL term: the prompt's own loss is zero. Changes
+    p_n - p_{n-1} over every (prompt, outer step); also the share of prompts with p_ref >= 1/2 that end above their
+    p_ref (NaN for a kind of group that never occurred)."""
+    a = _arrays(result, key)
+    dp = np.diff(a["p"], axis=0)  # (M, P): step n's change, made from the group drawn at step n
+    k = a["k"]
+    mixed, full, empty = (k > 0) & (k < G), k == G, k == 0
+    easy = a["p"][0] >= 0.5
+    return BetaZeroFacts(
+        mixed_steps=int(mixed.sum()),
+        mean_change_mixed=float(dp[mixed].mean()),
+        full_steps=int(full.sum()),
+        mean_change_full=float(dp[full].mean()) if full.any() else float("nan"),
+        empty_steps=int(empty.sum()),
+        largest_change_empty=float(np.abs(dp[empty]).max()) if empty.any() else float("nan"),
+        mean_size_change_mixed=float(np.abs(dp[mixed]).mean()),
+        easy_share_higher=float((a["p"][-1][easy] > a["p"][0][easy]).mean()),
+        never_successful=int((k.sum(axis=0) == 0).sum()),
+    )
+
+
+def timing_table(result: dict) -> Table:
+    """Per run: wall time and the median wall time of one outer step (generation + mu optimizer steps) (section
+    "Time and hardware")."""
+    rows = [
+        [key, f"{run['wall_s']:.1f}", f"{np.median(run['outer_step_s']):.2f}"] for key, run in result["runs"].items()
+    ]
+    return Table(["run", "wall time (s)", "per outer step (s)"], rows)

@@ -3,14 +3,12 @@
 Public API: ``h``, ``h_prime``, ``iterate`` (Thm 2, Prop 1), ``fixed_points`` (every fixed point, with its slope
 and stability), ``attractor`` and ``orbit_kind`` (where the orbit from p_ref goes), ``classify_orbits`` (the same,
 vectorised), and the logit map ``logit_map`` / ``logit_map_slope`` / ``logit_map_power`` that all of them share.
-Submodules: ``map`` (Thm 2, Prop 1), ``fixed_points``, ``paper_bounds`` (Thm 3's condition (2), Thm 4's bound),
-``orbits`` (limit sets, Lyapunov exponents and the spread of finite-time ones), ``regimes`` (maps over
-(beta, p_ref)), ``bifurcation`` and ``high_precision`` (the hard-prompts chapter), ``recursions`` (the interface
-through which fixed points, orbits and regimes take another recursion, ``variant=``, such as the GRPO variants of
-:mod:`grpo_nb.variants`). The chapters' analyses (a table and its verdicts) are in :mod:`grpo_nb.chapters`; the
-amplification chapter's beta sections use ``theorem4_hypothesis`` (Thm 4's hypothesis against amplification),
-``uniform_beta`` (Remark 2) and ``practical_beta`` (the betas used in practice, and the gradients of the k3 KL
-penalty).
+Submodules: ``map`` (Thm 2, Prop 1), ``fixed_points``, ``paper_bounds`` (Thm 3's condition (2), Thm 4's bound,
+Remark 2's prompt-free bound), ``orbits`` (limit sets, Lyapunov exponents and the spread of finite-time ones),
+``regimes`` (maps over (beta, p_ref)), ``bifurcation`` and ``high_precision`` (the hard-prompts chapter),
+``recursions`` (the interface through which fixed points, orbits and regimes take another recursion, ``variant=``,
+such as the GRPO variants of :mod:`grpo_nb.variants`). The chapters' analyses (a table and its verdicts) are in
+:mod:`grpo_nb.chapters`.
 """
 
 from grpo_nb.dynamics.fixed_points import THEOREM2, FixedPoint, fixed_points, fixed_points_grid

@@ -10,6 +10,9 @@
 * Theorem 4 / Lemma 1: |h'(p*)| = B(p*) / beta with B(p*) = p*(1-p*)|2p*-1| / (2 (p*(1-p*) + eps)^{3/2}), so
   beta > B(p*) is exactly the local stability condition |h'(p*)| < 1. ``theorem4_beta_bound`` evaluates B from p*,
   ``theorem4_beta_bound_logit`` from the logit of p* (exact where p* rounds to 1.0; 2p-1 = tanh(z/2)).
+* Remark 2 (a beta for all prompts): B(p) < v / (2 (v + eps)^{3/2}) with v = p(1-p), whose maximum over v (at
+  v = 2 eps) is 1/(3^{3/2} sqrt(eps)); above it every fixed point of every prompt is stable.
+  ``prompt_free_beta_bound`` evaluates it.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from grpo_nb.validation import check_beta, check_eps, check_p, check_p_ref
 
 __all__ = [
     "amplification_gap",
+    "prompt_free_beta_bound",
     "theorem3_condition",
     "theorem3_condition2_log_lhs",
     "theorem3_condition2_log_margin",
@@ -89,3 +93,14 @@ def theorem4_beta_bound_logit(z_star: object, eps: object) -> np.ndarray:
     if np.isnan(z).any():
         raise ValueError(f"z_star={z_star!r} contains NaN; valid range is a real logit (-inf, inf)")
     return np.abs(logit_map_slope(z, 1.0, eps))
+
+
+def prompt_free_beta_bound(eps: object) -> float:
+    """1/(3^{3/2} sqrt(eps)), a bound on Theorem 4's B(p) over every p (Remark 2; +inf for eps = 0).
+
+    B(p) = v sqrt(1 - 4v) / (2 (v + eps)^{3/2}) with v = p(1-p) is below v / (2 (v + eps)^{3/2}), whose maximum over v
+    (at v = 2 eps) is this value: once beta is above it, every fixed point of every prompt is stable. With eps = 0
+    there is none: B(p) = sqrt(1 - 4v) / (2 sqrt(v)) grows without bound as v -> 0.
+    """
+    eps = float(check_eps(eps))
+    return float("inf") if eps == 0 else float(1.0 / (3**1.5 * np.sqrt(eps)))

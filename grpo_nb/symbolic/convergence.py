@@ -21,13 +21,11 @@ import sympy as sp
 
 from grpo_nb.dynamics.fixed_points import fixed_points
 from grpo_nb.dynamics.map import h, h_prime, iterate
-from grpo_nb.report import Table
 from grpo_nb.symbolic.identity import Identity
 from grpo_nb.validation import check_beta, check_eps, check_p_ref, check_positive_int
 
 __all__ = [
     "ContractionInterval",
-    "contraction_table",
     "local_contraction",
     "theorem4_local_convergence",
     "theorem6_local_contraction",
@@ -153,24 +151,3 @@ def theorem4_local_convergence(p_ref: float, beta: float, eps: float, n: int = 4
         notes=f"The orbit is in I from step {c.orbit_enters_at} (0: p_ref in I); lhs = |p_n - p*| after {n} steps.",
         extra={"interval": c, "enters_at": c.orbit_enters_at, "error": err},
     )
-
-
-def contraction_table(cases: list[tuple[float, float, float]]) -> tuple[Table, list[Identity], list[Identity]]:
-    """Theorems 6 and 4 on each (p_ref, beta, eps): one row per contraction interval found, then its checks.
-
-    Returns the table (p*, h'(p*), k, the interval I, sup of |h'| on I, the largest step ratio, the step from which
-    the orbit from p_ref lies in I), the Theorem 6 identities of every interval and one Theorem 4 identity per case.
-    """
-    rows, contraction, convergence = [], [], []
-    for p_ref, beta, eps in cases:
-        checks = theorem6_local_contraction(p_ref, beta, eps)
-        contraction += checks
-        convergence.append(theorem4_local_convergence(p_ref, beta, eps))
-        for c in (chk.extra["interval"] for chk in checks):
-            entry = "-" if c.orbit_enters_at is None else str(c.orbit_enters_at)
-            interval = f"[{c.lo:.4f}, {c.hi:.4f}]"
-            rows.append([p_ref, beta, eps, f"{c.p_star:.6f}", f"{c.slope:+.4f}", f"{c.k:.4f}",
-                         interval, f"{c.sup_slope:.4f}", f"{c.max_step_ratio:.4f}", entry])  # fmt: skip
-    headers = ["p_ref", "beta", "eps", "p*", "h'(p*)", "k", "I", "sup of abs h' on I", "max step ratio",
-               "orbit in I from step"]  # fmt: skip
-    return Table(headers, rows, ".3g"), contraction, convergence

@@ -24,6 +24,7 @@ import sympy as sp
 from grpo_nb.symbolic import expressions as ex
 from grpo_nb.symbolic.expressions import BETA, EPS, OPEN_UNIT_SUBS, P_REF, P
 from grpo_nb.symbolic.identity import Identity, check_equal, check_sign, claims
+from grpo_nb.tabular.closed_form import grpo_step
 from grpo_nb.validation import check_beta, check_eps, check_positive_int
 
 __all__ = [
@@ -217,14 +218,10 @@ def theorem1_random_perturbations(
     return _at_most("Theorem 1: random feasible perturbations never do better", worst, 1e-12, notes, "max_gain")
 
 
-def theorem1_matches_grpo_step(
-    n_cases: int = 50, n_success: int = 3, n_fail: int = 3, seed: int = 0, reference: Callable | None = None
-) -> Identity:
-    """The policy derived here with sympy (lambdified) agrees with the numeric closed form ``reference``
-    (default :func:`grpo_nb.tabular.closed_form.grpo_step`) on random problems (max abs difference <= 1e-12)."""
-    from grpo_nb.tabular.closed_form import grpo_step
-
-    reference = grpo_step if reference is None else reference
+def theorem1_matches_grpo_step(n_cases: int = 50, n_success: int = 3, n_fail: int = 3, seed: int = 0) -> Identity:
+    """The policy derived here with sympy (lambdified) agrees with the numeric closed form
+    :func:`grpo_nb.tabular.closed_form.grpo_step` on random problems (max abs difference <= 1e-12). The closed form is
+    read through the module-level name ``grpo_step``: the negative test replaces it by a wrong one."""
     n_cases = check_positive_int("n_cases", n_cases)
     policy, _ = _numeric_closed_form(n_success, n_fail)
     weights = _numeric_weights()
@@ -238,7 +235,7 @@ def theorem1_matches_grpo_step(
         eps = float(10 ** rng.uniform(-5, -1))
         w_plus, w_minus = (float(w) for w in weights(float(prev @ reward), eps))
         ours = np.asarray(policy(ref, w_plus, w_minus, beta), dtype=float)
-        worst = max(worst, float(np.max(np.abs(ours - reference(ref, prev, reward, beta, eps)))))
+        worst = max(worst, float(np.max(np.abs(ours - grpo_step(ref, prev, reward, beta, eps)))))
     notes = f"{n_cases} random problems, {m} outcomes, seed {seed}; lhs = max abs difference."
     return _at_most(
         "Theorem 1: the sympy-derived policy equals tabular.grpo_step", worst, 1e-12, notes, "max_abs_difference"

@@ -14,6 +14,8 @@ iterates the step (Thm 2's recursion).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from scipy.special import logsumexp
 
@@ -32,6 +34,7 @@ from grpo_nb.validation import (
 from grpo_nb.weights import centred_advantage, stabilised_advantage
 
 __all__ = [
+    "StepInputs",
     "check_step_inputs",
     "grpo_objective",
     "grpo_step",
@@ -48,15 +51,32 @@ def policy_expected_reward(pi: object, reward: object) -> float:
     return float(expected_reward(pi, reward))
 
 
+@dataclass(frozen=True)
+class StepInputs:
+    """The checked inputs of one tabular GRPO step (Theorem 1 and its variants), read by name.
+
+    pi_ref, pi_prev: the reference and the previous policy over the outcomes; reward: the 0/1 reward per outcome;
+    beta, eps: the KL weight and the variance smoothing (scalars); normalization: the advantage's form
+    (``"mean_var"``, Eq. 4, or ``"mean"``); p_prev: E_{pi_prev}[r], the success probability the step's weights use.
+    """
+
+    pi_ref: np.ndarray
+    pi_prev: np.ndarray
+    reward: np.ndarray
+    beta: float
+    eps: float
+    normalization: str
+    p_prev: float
+
+
 def check_step_inputs(
     pi_ref: object, pi_prev: object, reward: object, beta: object, eps: object, normalization: str = "mean_var"
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, float, str, float]:
-    """The inputs of one tabular GRPO step (Theorem 1 and its variants), checked.
+) -> StepInputs:
+    """The inputs of one tabular GRPO step (Theorem 1 and its variants), checked, as a :class:`StepInputs`.
 
-    Returns (pi_ref, pi_prev, reward, beta, eps, normalization, p_prev) with p_prev = E_{pi_prev}[r]. ValueError
-    for bad policies, policies of different shapes, a non-binary reward, beta or eps out of range or not scalar, an
-    unknown normalization, and, for Eq. 4's ``"mean_var"`` advantage, a p_prev the smoothing leaves undefined
-    (0 or 1 at eps = 0, Remark 1); the mean-only centring needs no variance.
+    ValueError for bad policies, policies of different shapes, a non-binary reward, beta or eps out of range or not
+    scalar, an unknown normalization, and, for Eq. 4's ``"mean_var"`` advantage, a p_prev = E_{pi_prev}[r] the
+    smoothing leaves undefined (0 or 1 at eps = 0, Remark 1); the mean-only centring needs no variance.
     """
     pi_ref = check_policy("pi_ref", pi_ref)
     pi_prev = check_policy("pi_prev", pi_prev)
@@ -68,7 +88,7 @@ def check_step_inputs(
     p_prev = float(expected_reward(pi_prev, reward))
     if normalization == "mean_var":
         check_p(p_prev, np.float64(eps), name="p_prev (success probability of pi_prev)")
-    return pi_ref, pi_prev, reward, beta, eps, normalization, p_prev
+    return StepInputs(pi_ref, pi_prev, reward, beta, eps, normalization, p_prev)
 
 
 def _scores(reward: np.ndarray, p_prev: float, eps: float, normalization: str = "mean_var") -> np.ndarray:
@@ -85,15 +105,15 @@ def _kl_weights(alpha: object) -> tuple[float, float]:
 
 def grpo_objective(pi: object, pi_ref: object, pi_prev: object, reward: object, beta: float, eps: float) -> float:
     """J(pi) = w+ E_pi[r] - w- E_pi[1-r] - beta KL(pi || pi_ref) (GRPO Iterations); -inf off pi_ref's support."""
-    pi_ref, _, reward, beta, eps, _, p_prev = check_step_inputs(pi_ref, pi_prev, reward, beta, eps)
+    step = check_step_inputs(pi_ref, pi_prev, reward, beta, eps)
     pi = check_policy("pi", pi)
-    if pi.shape != pi_ref.shape:
-        raise ValueError(f"pi has shape {pi.shape}; valid: the shape of pi_ref, {pi_ref.shape}")
-    if ((pi > 0) & (pi_ref == 0)).any():
+    if pi.shape != step.pi_ref.shape:
+        raise ValueError(f"pi has shape {pi.shape}; valid: the shape of pi_ref, {step.pi_ref.shape}")
+    if ((pi > 0) & (step.pi_ref == 0)).any():
         return -np.inf
     on = pi > 0
-    kl = float(np.sum(pi[on] * (np.log(pi[on]) - np.log(pi_ref[on]))))
-    return float(pi @ _scores(reward, p_prev, eps)) - beta * kl
+    kl = float(np.sum(pi[on] * (np.log(pi[on]) - np.log(step.pi_ref[on]))))
+    return float(pi @ _scores(step.reward, step.p_prev, step.eps)) - step.beta * kl
 
 
 def grpo_step(pi_ref: object, pi_prev: object, reward: object, beta: float, eps: float) -> np.ndarray:
@@ -103,10 +123,10 @@ def grpo_step(pi_ref: object, pi_prev: object, reward: object, beta: float, eps:
     beta); outcomes with pi_ref(o) = 0 keep probability 0. With eps = 0 a previous success probability of
     exactly 0 or 1 is undefined (Remark 1) and raises ValueError.
     """
-    pi_ref, _, reward, beta, eps, _, p_prev = check_step_inputs(pi_ref, pi_prev, reward, beta, eps)
+    step = check_step_inputs(pi_ref, pi_prev, reward, beta, eps)
     with np.errstate(divide="ignore"):
-        log_ref = np.log(pi_ref)
-    return np.exp(gibbs_log_policy(log_ref, reward, p_prev, beta, eps))
+        log_ref = np.log(step.pi_ref)
+    return np.exp(gibbs_log_policy(log_ref, step.reward, step.p_prev, step.beta, step.eps))
 
 
 def solve_grpo_step(
@@ -137,8 +157,8 @@ def solve_grpo_step(
     beta (log pi + 1 - alpha log pi_ref - (1 - alpha) log pi_prev) replaces beta (log pi + 1 - log pi_ref) above
     (the support is then where every KL term with a positive weight is finite).
     """
-    pi_ref, _, reward, beta, eps, _, p_prev = check_step_inputs(pi_ref, pi_prev, reward, beta, eps, normalization)
-    pi_prev = np.asarray(pi_prev, dtype=float)
+    inputs = check_step_inputs(pi_ref, pi_prev, reward, beta, eps, normalization)
+    pi_ref, pi_prev, beta = inputs.pi_ref, inputs.pi_prev, inputs.beta
     w_ref, w_prev = _kl_weights(alpha)
     if not (isinstance(step_size, float) and 0 < step_size < 1):
         raise ValueError(f"step_size={step_size!r} is out of range; valid range is 0 < step_size < 1")
@@ -149,7 +169,7 @@ def solve_grpo_step(
     # the gradient of beta [w_ref KL(pi || pi_ref) + w_prev KL(pi || pi_prev)] is beta (log pi + 1 - log_ref) with
     # log_ref = w_ref log pi_ref + w_prev log pi_prev (a term of weight 0 drops out); w_ref = 1 is the paper's case
     log_ref = sum(w * np.log(q[support]) for w, q in ((w_ref, pi_ref), (w_prev, pi_prev)) if w > 0)
-    c = _scores(reward, p_prev, eps, normalization)[support]
+    c = _scores(inputs.reward, inputs.p_prev, inputs.eps, inputs.normalization)[support]
 
     def gradient(log_pi: np.ndarray) -> np.ndarray:
         return c - beta * (log_pi - log_ref + 1.0)

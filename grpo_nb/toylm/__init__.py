@@ -11,13 +11,15 @@ Needs torch (the rest of grpo_nb does not). Modules, each small:
 - ``grpo``       Algorithm 1: stabilised / TRL advantage, importance ratio, clipping, exact or k3 KL
 - ``theory``     Theorem 1's policy, total variation, success probability (numpy)
 - ``experiment`` the whole §5 experiment and its comparison with h^n(p_ref)
-- ``error_growth`` Theorem 5's per-step errors against |h'| along the run (the step inequality, Lyapunov)
 - ``cost``       a configuration's GPU time (a T4 by default) from FLOPs and kernel launches counted on the CPU;
                  ``pick_config`` chooses ``quick`` or ``full`` by it
-- ``report``     tables and summaries; ``__main__`` the command line
-- ``trl_model``, ``trl_trainer``, ``trl_report``: the same task trained by TRL's GRPOTrainer (a tiny GPT-2, a local
-  tokenizer), the cached runs' tables (needs ``trl``); the TRL chapter's checks of TRL's knobs are
+- ``report``     the per-prompt table and the prompts picked across regimes; ``__main__`` the command line
+- ``trl_model``, ``trl_trainer``: the same task trained by TRL's GRPOTrainer (a tiny GPT-2, a local tokenizer; needs
+  ``trl``); the TRL chapter's checks of TRL's knobs and its tables of the cached runs are
   :mod:`grpo_nb.chapters.trl_grpo`
+
+The parametric chapter's analyses (its runs' summaries, Theorem 5's per-step errors against |h'| along a run) are
+:mod:`grpo_nb.chapters.parametric_grpo`.
 """
 
 from grpo_nb.toylm.configs import FULL, QUICK, GRPOConfig, ModelConfig, RunConfig, SFTConfig, TaskConfig

@@ -42,7 +42,6 @@ from scipy.special import expit, logit
 from scipy.stats import binom
 
 from grpo_nb.dynamics.map import bernoulli_variance_of_logit, logit_map
-from grpo_nb.report import Table
 from grpo_nb.validation import (
     check_beta,
     check_choice,
@@ -241,14 +240,6 @@ class FiniteGroupLaw:
     draws: np.ndarray
     atoms_z: np.ndarray
     atoms_mass: np.ndarray
-
-    def table(self, every: int = 1) -> Table:
-        rows = [
-            (str(n), self.mean[n], *self.quantiles[:, n], self.no_signal[n - 1] if n else float("nan"))
-            for n in range(0, self.mean.size, every)
-        ]
-        headers = ["n", "E[p_n]", *(f"q{int(100 * q)}" for q in self.levels), "P(no signal at step n)"]
-        return Table(headers, rows, ".3f")
 
 
 def _weighted_quantiles(z: np.ndarray, m: np.ndarray, levels: tuple[float, ...]) -> np.ndarray:

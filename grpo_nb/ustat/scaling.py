@@ -22,7 +22,6 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import softmax
 
-from grpo_nb.report import Table
 from grpo_nb.ustat.bandit import PromptSet, exact_gradient
 from grpo_nb.ustat.estimators import ALL_ESTIMATORS, estimates_from_counts
 from grpo_nb.ustat.moments import hoeffding_constants
@@ -131,15 +130,6 @@ class ScalingFit:
     exact: np.ndarray
     fitted: ScalingConstants
     true: ScalingConstants
-
-    def table(self) -> Table:
-        rows = [
-            (str(g), str(self.N // g), m, h, e, abs(m - e) / h)
-            for g, m, h, e in zip(self.groups, self.mse, self.half_width, self.exact, strict=True)
-        ]
-        return Table(
-            ["G", "B = N/G", "MC MSE", "95% half-width", "exact MSE", "|MC − exact| / half-width"], rows, ".4g"
-        )
 
 
 def fit_scaling_constants(

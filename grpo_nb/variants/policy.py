@@ -27,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import logsumexp
 
-from grpo_nb.tabular.closed_form import check_step_inputs, solve_grpo_step
+from grpo_nb.tabular.closed_form import StepInputs, check_step_inputs, solve_grpo_step
 from grpo_nb.tabular.policy import gibbs_log_policy
 from grpo_nb.validation import (
     check_alpha,
@@ -70,11 +70,10 @@ def success_logit(pi: object, reward: object) -> np.ndarray:
         return np.log(np.sum(pi * reward, axis=-1)) - np.log(np.sum(pi * (1.0 - reward), axis=-1))
 
 
-def _validated(pi_ref, pi_prev, reward, beta, eps, normalization, alpha):
-    pi_ref, pi_prev, reward, beta, eps, normalization, p_prev = check_step_inputs(
-        pi_ref, pi_prev, reward, beta, eps, normalization
-    )
-    return pi_ref, pi_prev, reward, beta, eps, normalization, check_scalar("alpha", check_alpha(alpha)), p_prev
+def _validated(pi_ref, pi_prev, reward, beta, eps, normalization, alpha) -> tuple[StepInputs, float]:
+    """The step's inputs checked (:func:`grpo_nb.tabular.closed_form.check_step_inputs`) and alpha checked."""
+    inputs = check_step_inputs(pi_ref, pi_prev, reward, beta, eps, normalization)
+    return inputs, check_scalar("alpha", check_alpha(alpha))
 
 
 def policy_step(
@@ -92,12 +91,12 @@ def policy_step(
     :func:`log_anchor`; for ``"mean_var"`` and alpha = 1 it is :func:`grpo_nb.tabular.grpo_step`. Outcomes outside
     the anchor's support keep probability 0. ValueError for bad policies, rewards, beta, eps, normalization or alpha.
     """
-    pi_ref, pi_prev, reward, beta, eps, normalization, alpha, p_prev = _validated(
-        pi_ref, pi_prev, reward, beta, eps, normalization, alpha
-    )
+    step, alpha = _validated(pi_ref, pi_prev, reward, beta, eps, normalization, alpha)
     with np.errstate(divide="ignore"):
-        anchor = log_anchor(np.log(pi_ref), np.log(pi_prev), alpha)
-    return np.exp(gibbs_log_policy(anchor, reward, p_prev, beta, eps, normalization=normalization))
+        anchor = log_anchor(np.log(step.pi_ref), np.log(step.pi_prev), alpha)
+    return np.exp(
+        gibbs_log_policy(anchor, step.reward, step.p_prev, step.beta, step.eps, normalization=step.normalization)
+    )
 
 
 def solve_policy_step(
@@ -192,12 +191,10 @@ def renyi_recursion_logit(
     ``corrected=False`` drops the Rényi term: the one-dimensional map, exact only when the conditional policies of
     pi_{n-1} on successes and on failures are those of pi_ref.
     """
-    pi_ref, pi_prev, reward, beta, eps, normalization, alpha, p_prev = _validated(
-        pi_ref, pi_prev, reward, beta, eps, normalization, alpha
-    )
-    z_prev = float(success_logit(pi_prev, reward))
-    value = alpha * float(success_logit(pi_ref, reward)) + (1.0 - alpha) * z_prev
-    value += float(logit_increment(z_prev, beta, eps, normalization))
+    step, alpha = _validated(pi_ref, pi_prev, reward, beta, eps, normalization, alpha)
+    z_prev = float(success_logit(step.pi_prev, step.reward))
+    value = alpha * float(success_logit(step.pi_ref, step.reward)) + (1.0 - alpha) * z_prev
+    value += float(logit_increment(z_prev, step.beta, step.eps, step.normalization))
     if corrected:
-        value += renyi_correction(pi_ref, pi_prev, reward, alpha)
+        value += renyi_correction(step.pi_ref, step.pi_prev, step.reward, alpha)
     return value

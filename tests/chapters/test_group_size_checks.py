@@ -22,6 +22,7 @@ from grpo_nb.tabular.algorithm1 import algorithm1, make_task  # noqa: E402
 from grpo_nb.ustat import estimators as est  # noqa: E402
 from grpo_nb.ustat import finite_group as fg  # noqa: E402
 from grpo_nb.ustat import moments  # noqa: E402
+from grpo_nb.ustat.scaling import ScalingFit  # noqa: E402
 
 LOGITS = np.array([0.3, -1.2, 0.8, 0.1, -0.4])
 REWARD = np.array([1.0, 0.0, 0.0, 1.0, 0.0])
@@ -82,6 +83,12 @@ def test_mse_curves_order_and_their_checks_fail_on_doctored_curves() -> None:
     wrong = checks.theorem2_fit(curves, "V = 0.2", bandits["V = 0.85"])  # constants of another bandit
     assert max(abs(wrong.z_leading), abs(wrong.z_residual)) > 4
     _draws(figs.plot_mse_curves(curves.groups, curves.mc, curves.half_width, curves.exact))
+
+
+def test_budget_table_reads_the_scaling_fit() -> None:
+    fit = ScalingFit(8, np.array([2, 4]), np.array([1.0, 2.0]), np.array([0.5, 0.5]), np.array([1.5, 2.0]), None, None)
+    table = checks.budget_table(fit)
+    assert table.column("B = N/G") == ["4", "2"] and table.column("|MC − exact| / half-width") == [1.0, 0.0]
 
 
 def test_optimal_group_size_grows_for_hard_prompts() -> None:

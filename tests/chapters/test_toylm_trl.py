@@ -19,7 +19,6 @@ os.environ["HF_HUB_OFFLINE"] = "1"
 
 from grpo_nb.advantage import group_advantage  # noqa: E402
 from grpo_nb.chapters import trl_grpo as tc  # noqa: E402
-from grpo_nb.toylm import trl_report  # noqa: E402
 from grpo_nb.toylm.trl_trainer import beta_effective  # noqa: E402
 from tests.book_layout import ROOT  # noqa: E402
 
@@ -182,17 +181,17 @@ def test_bad_input_raises(probe):
 
 
 def test_report_of_the_cached_run():
-    from grpo_nb.toylm import trl_report
-
-    result = trl_report.load_result(CACHED)
+    result = tc.load_result(CACHED)
     keys = list(result["runs"])
-    table, finals = trl_report.per_prompt_table(result, keys)
-    assert len(table.rows) == len(result["prompts"]) and set(keys) <= set(finals)
-    assert set(trl_report.prediction_gaps(result, keys[0])) == {"infinite G", "finite G"}
-    facts = trl_report.beta_zero_facts(result, keys[0], 32)
+    final = tc.per_prompt_table(result, keys)
+    assert len(final.table.rows) == len(result["prompts"]) == final.p_ref.size and set(keys) <= set(final.finals)
+    gaps = tc.prediction_gaps(result, keys[0])
+    assert 0 < gaps.infinite_g < 1 and 0 < gaps.finite_g < 1
+    facts = tc.beta_zero_facts(result, keys[0], 32)
     n = result["runs"][keys[0]]["trl"]["n_outer"] * len(result["prompts"])
-    counts = ("steps with a mixed group", "steps with an all-success group", "steps with no success")
-    assert sum(facts[c] for c in counts) == n
+    assert facts.mixed_steps + facts.full_steps + facts.empty_steps == n
+    assert facts.rows[0] == ("steps with a mixed group", facts.mixed_steps) and len(facts.rows) == 9
+    assert len(tc.timing_table(result).rows) == len(keys)
 
 
 def test_the_trajectory_figure_draws_from_the_cached_run():
@@ -200,17 +199,16 @@ def test_the_trajectory_figure_draws_from_the_cached_run():
 
     matplotlib.use("Agg")
     from grpo_nb.plots.trl import plot_trl_trajectories
-    from grpo_nb.toylm import trl_report
 
-    result = trl_report.load_result(CACHED)
-    fig = plot_trl_trajectories(**trl_report.trajectories(result, list(result["runs"])))
+    result = tc.load_result(CACHED)
+    fig = plot_trl_trajectories(**tc.trajectories(result, list(result["runs"])))
     assert len(fig.axes) == 3
 
 
 def test_the_cached_runs_ship_with_the_package_and_load_by_name(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # a chapter opened alone: no repository around it
-    assert trl_report.load_result("trl_full.json") == json.loads(CACHED.read_text())
+    assert tc.load_result("trl_full.json") == json.loads(CACHED.read_text())
     with pytest.raises(ValueError, match="path='no_such_run.json'"):
-        trl_report.load_result("no_such_run.json")
+        tc.load_result("no_such_run.json")
     pyproject = (ROOT / "pyproject.toml").read_text()
     assert '"data/*.json"' in pyproject, "grpo_nb/data must be package data, or a wheel leaves it out"

@@ -3,15 +3,18 @@ formula or a wrong claim and sees the verdict fail."""
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 from scipy.special import softmax
 
+from grpo_nb.chapters import parametric_grpo
 from grpo_nb.chapters.grpo_iterations import clip_ratios, expected_group_gradient
+from grpo_nb.chapters.parametric_grpo import propagate, run_summary, segment_slope_bound, summary_table, timing_table
 from grpo_nb.dynamics import attractor, h, h_prime, iterate, orbit_kind
 from grpo_nb.tabular.algorithm1 import algorithm1, grpo_surrogate, make_task, sample_counts, sample_outcomes
 from grpo_nb.toylm.configs import CYCLING
-from grpo_nb.toylm.error_growth import propagate, segment_slope_bound
 from grpo_nb.toylm.task import make_task as make_digit_task
 from grpo_nb.ustat.finite_group import signal_retention
 from grpo_nb.weights import stabilised_advantage
@@ -71,7 +74,7 @@ def _perturbed_cycle(p_ref: float, beta: float, eps: float, kick: float, n: int 
     return p[:, None]
 
 
-def test_propagation_bound_holds_and_fails_with_a_wrong_slope():
+def test_propagation_bound_holds_and_fails_with_a_wrong_slope(monkeypatch):
     p_ref, beta = 1e-3, 5.0
     assert orbit_kind(p_ref, beta, EPS).period == 2
     traj = _perturbed_cycle(p_ref, beta, EPS, 0.05)
@@ -79,8 +82,8 @@ def test_propagation_bound_holds_and_fails_with_a_wrong_slope():
     assert prop.bound_holds
     assert prop.step_error[3:].max() < 1e-12 and prop.gap[3] > 10 * prop.gap[2]  # one error, multiplied by |h'|
     assert (prop.gap > prop.theorem5 + 1e-12).any()  # Theorem 5 with the step errors as delta_n fails here
-    wrong = propagate(traj, beta, EPS, slope=lambda p, *args: 0.1 * np.asarray(h_prime(p, *args)))
-    assert not wrong.bound_holds
+    monkeypatch.setattr(parametric_grpo, "h_prime", lambda p, *args: 0.1 * np.asarray(h_prime(p, *args)))
+    assert not propagate(traj, beta, EPS).bound_holds
 
 
 def test_propagation_on_the_recursion_itself_has_no_error():
@@ -108,3 +111,26 @@ def test_cycling_config_has_a_hard_prompt_in_a_two_cycle_regime():
     assert "0+0=" in task.prompts_text and len(task.outputs) == 1000
     cycle = attractor(1e-3, CYCLING.grpo.beta, CYCLING.grpo.eps)  # one right answer in 1000
     assert len(cycle) == 2 and max(cycle) < 0.5
+
+
+def _run(label: str, p_tilde: np.ndarray, p_theory: np.ndarray) -> SimpleNamespace:
+    """A stand-in for a toy-LM run record: what the chapter's summaries read."""
+    gap = np.abs(p_tilde - p_theory)
+    one_step = np.full((p_tilde.shape[0] - 1, p_tilde.shape[1]), 0.01)
+    times = {"wall_s": 2.0, "step_s": [0.5, 0.7], "rollout_tokens_per_s": None}
+    return SimpleNamespace(label=label, p_tilde=p_tilde, p_theory=p_theory, gap=gap, one_step_tv=one_step,
+                           tv_to_ideal=gap + 0.01, **times)  # fmt: skip
+
+
+def test_run_summary_and_its_tables():
+    p_theory = np.array([[0.2, 0.6], [0.5, 0.9]])
+    run = _run("main", p_theory + np.array([[0.0, 0.0], [0.1, -0.05]]), p_theory)
+    s = run_summary(run)
+    assert s.mean_p_ref == pytest.approx(0.4) and s.mean_p_tilde == pytest.approx(0.725)
+    assert s.mean_p_theory == pytest.approx(0.7) and s.max_gap == pytest.approx(0.1)
+    assert s.median_max_gap == pytest.approx(0.075) and s.median_one_step_tv == pytest.approx(0.01)
+    table = summary_table({"main": run}, ["mean_p_ref", "max_gap"])
+    assert table.headers == ["run", "mean p_ref", "max gap"] and table.rows == [["main", s.mean_p_ref, s.max_gap]]
+    assert timing_table({"main": run}).rows == [["main", "2.0", "0.600", ""]]
+    with pytest.raises(ValueError, match="columns"):
+        summary_table({"main": run}, ["mean p_ref"])  # a column's label is not its name

@@ -28,8 +28,13 @@ def modules() -> dict[str, Path]:
 
 def imported_modules(path: Path, known: set[str]) -> set[str]:
     """The grpo_nb modules ``path`` imports anywhere in its body (``from pkg import sub`` counts as ``pkg.sub``)."""
+    return imported_modules_in(path.read_text(), known)
+
+
+def imported_modules_in(source: str, known: set[str]) -> set[str]:
+    """The grpo_nb modules that Python ``source`` imports anywhere (see :func:`imported_modules`)."""
     out: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text())):
+    for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Import):
             out |= {alias.name for alias in node.names if alias.name in known}
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module and node.module in known:

@@ -6,12 +6,13 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scipy.special import logit
+from scipy.special import expit, logit
 
 from grpo_nb.dynamics.fixed_points import fixed_points, fixed_points_grid
 from grpo_nb.dynamics.map import iterate_logit
 from grpo_nb.dynamics.paper_bounds import (
     amplification_gap,
+    prompt_free_beta_bound,
     theorem3_condition,
     theorem3_condition2_log_margin,
     theorem4_beta_bound,
@@ -149,6 +150,20 @@ def test_paper_bounds_bad_input() -> None:
         theorem4_beta_bound(1.0, 0.0)
     with pytest.raises(ValueError, match="z_star"):
         theorem4_beta_bound_logit(float("nan"), 1e-5)
+    with pytest.raises(ValueError, match="eps"):
+        prompt_free_beta_bound(-1.0)
+
+
+@pytest.mark.parametrize("eps", [1e-8, 1e-5, 1e-2, 0.2])
+def test_the_prompt_free_bound_is_above_theorem4s_bound_at_every_p(eps: float) -> None:
+    """Remark 2: B(p) < 1/(3^{3/2} sqrt(eps)) for every p, and the bound is nearly reached when eps is small; a wrong
+    bound (eps -> 2 eps in the variance term) is beaten by B somewhere."""
+    p = expit(np.linspace(-30, 0, 200001))  # B(p) = B(1 - p); its peak sits near p(1 - p) = 2 eps
+    peak = float(theorem4_beta_bound(p, eps).max())
+    assert peak < prompt_free_beta_bound(eps)
+    if eps <= 1e-5:
+        assert peak > 0.99 * prompt_free_beta_bound(eps) and peak > prompt_free_beta_bound(2 * eps)
+    assert prompt_free_beta_bound(0.0) == np.inf
 
 
 def test_gap_is_the_lowest_fixed_point() -> None:

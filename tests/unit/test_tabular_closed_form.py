@@ -9,6 +9,8 @@ from hypothesis import strategies as st
 
 from grpo_nb.dynamics.map import iterate
 from grpo_nb.tabular.closed_form import (
+    StepInputs,
+    check_step_inputs,
     grpo_objective,
     grpo_step,
     policy_expected_reward,
@@ -134,3 +136,11 @@ def test_other_bad_inputs() -> None:
         solve_grpo_step([0.5, 0.5], [0.5, 0.5], [1, 0], 1.0, 1e-5, step_size=1.5)
     with pytest.raises(ValueError, match="max_iter"):
         solve_grpo_step([0.5, 0.5], [0.5, 0.5], [1, 0], 1.0, 1e-5, max_iter=0)
+
+
+def test_step_inputs_are_read_by_name() -> None:
+    step = check_step_inputs([0.25, 0.75], [0.5, 0.5], [1, 0], 2.0, 1e-5, "mean")
+    assert isinstance(step, StepInputs) and step.p_prev == 0.5 and step.normalization == "mean"
+    assert (step.beta, step.eps) == (2.0, 1e-5) and list(step.reward) == [1.0, 0.0] and step.pi_ref[1] == 0.75
+    with pytest.raises(ValueError, match="pi_prev has shape"):
+        check_step_inputs([0.5, 0.5], [1.0], [1, 0], 1.0, 1e-5)

@@ -11,8 +11,9 @@ brackets.
   every estimator and G.
 * :func:`theorem2_fit` ("The two terms of the MSE, fitted"): the 1/G and 1/G^2 terms fitted to the Monte Carlo MSE
   against the exact constants.
-* :func:`difficulty_scan` ("Minibatches and a fixed sampling budget"): the optimal group size of Theorem 7 for prompt
-  sets of growing difficulty.
+* :func:`budget_table` and :func:`difficulty_scan` ("Minibatches and a fixed sampling budget"): the Monte Carlo MSE
+  under a fixed budget against the exact one, per group size; the optimal group size of Theorem 7 for prompt sets of
+  growing difficulty.
 * :func:`normalisation_table` ("Reward normalisation"): bias and MSE of the std-normalised estimator against the
   U-statistic.
 """
@@ -43,7 +44,7 @@ from grpo_nb.ustat.moments import (
     hoeffding_constants,
     normalised_leading_constants,
 )
-from grpo_nb.ustat.scaling import scaling_constants
+from grpo_nb.ustat.scaling import ScalingFit, scaling_constants
 from grpo_nb.validation import check_positive_int
 
 __all__ = [
@@ -54,6 +55,7 @@ __all__ = [
     "Normalisation",
     "Theorem2Fit",
     "bandits",
+    "budget_table",
     "difficulty_scan",
     "exact_routes",
     "gradient_check",
@@ -247,6 +249,17 @@ def theorem2_fit(curves: MSECurves, label: str, bandit: Bandit) -> Theorem2Fit:
     ]
     headers = [f"{label}: term", "fitted", "standard error", "exact", "(fitted − exact) / se"]
     return Theorem2Fit(Table(headers, rows, ".4g"), z["leading"], z["residual"])
+
+
+def budget_table(fit: ScalingFit) -> Table:
+    """Per group size G under the budget N of :func:`grpo_nb.ustat.scaling.fit_scaling_constants`: the minibatch size
+    B = N/G, the Monte Carlo MSE and its 95% half-width, the exact MSE, and their gap in half-widths (section
+    "Minibatches and a fixed sampling budget")."""
+    rows = [
+        (str(g), str(fit.N // g), m, h, e, abs(m - e) / h)
+        for g, m, h, e in zip(fit.groups, fit.mse, fit.half_width, fit.exact, strict=True)
+    ]
+    return Table(["G", "B = N/G", "MC MSE", "95% half-width", "exact MSE", "|MC − exact| / half-width"], rows, ".4g")
 
 
 @dataclass(frozen=True)

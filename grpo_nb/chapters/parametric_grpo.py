@@ -1,0 +1,172 @@
+"""The analyses of the chapter "Parametric GRPO" (``book/parametric_grpo.md``, paper §5, Theorem 5), each returning
+its table and the values the chapter's asserts need; the section of the chapter that uses each is named in brackets.
+
+* :func:`run_summary`, :func:`summary_table`, :func:`timing_table` ("GRPO runs", "Mean success before and after
+  GRPO", "Theorem 5 made visible", "The effect of β"): a run's means, gaps and inner-problem errors, per run.
+* :func:`propagate` and :func:`segment_slope_bound` ("Errors grow where the map is unstable"): how a run's per-step
+  errors propagate along the success recursion (Theorem 5 against |h'|).
+
+Theorem 5 of Mroueh (2025) assumes (Assumption 1) that TV(pi~_n, pi_n) grows by at most delta_n per iteration and
+concludes |p~_n - p_n| <= 2 sum_{i<=n} delta_i (for a 0/1 reward the factor 2 can be dropped). The error a network
+makes *at step n alone* is a different quantity: with p~_{n-1} given, the ideal step goes to h(p~_{n-1}), so
+
+    eta_n = |p~_n - h(p~_{n-1})|                      (the step's own error, at most TV(pi~_n, T pi~_{n-1})).
+
+By the triangle inequality and the mean value theorem, with e_n = |p~_n - p_n| and L_n the largest |h'| on the
+segment between p~_{n-1} and p_{n-1},
+
+    e_n <= eta_n + L_n e_{n-1},   hence   e_n <= sum_{i<=n} eta_i prod_{i<j<=n} L_j          (:func:`propagate`).
+
+For small errors L_j is |h'(p_{j-1})| along the ideal orbit, and the product over a stretch of k steps is
+exp(k lambda_k), lambda_k the finite-time Lyapunov exponent of the orbit (``grpo_nb.dynamics.orbit_kind`` gives its
+limit). Where lambda < 0 an error is forgotten, and the per-step errors can serve as Assumption 1's delta_n; where a
+single step has |h'| >> 1 (the low point of a 2-cycle) or lambda > 0 (chaos), the step errors are multiplied, and
+Assumption 1's delta_n must include that multiplication.
+
+The slope is Proposition 1's h' (:func:`grpo_nb.dynamics.map.h_prime`), read through the module-level name
+``h_prime``: the negative test replaces it by a wrong slope and sees the bound fail.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, fields
+from typing import TYPE_CHECKING
+
+import numpy as np
+from scipy.special import expit, logit
+
+from grpo_nb.dynamics.map import h, h_prime, iterate
+from grpo_nb.report import Table
+from grpo_nb.validation import check_map_params
+
+if TYPE_CHECKING:
+    from grpo_nb.toylm.experiment import RunRecord
+
+__all__ = [
+    "ErrorPropagation",
+    "RunSummary",
+    "propagate",
+    "run_summary",
+    "segment_slope_bound",
+    "summary_table",
+    "timing_table",
+]
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """:func:`run_summary`: a run's mean success before and after (measured, and by the recursion), its gaps to the
+    recursion and its inner-problem errors. Each field's ``label`` is its column in :func:`summary_table`."""
+
+    mean_p_ref: float = field(metadata={"label": "mean p_ref"})
+    mean_p_tilde: float = field(metadata={"label": "mean p~_M"})
+    mean_p_theory: float = field(metadata={"label": "mean p_M"})
+    median_max_gap: float = field(metadata={"label": "median max gap"})
+    max_gap: float = field(metadata={"label": "max gap"})
+    median_one_step_tv: float = field(metadata={"label": "median 1-step TV"})
+    max_tv_to_ideal: float = field(metadata={"label": "max TV to ideal"})
+
+
+def run_summary(run: RunRecord) -> RunSummary:
+    """One run in numbers (sections "Mean success before and after GRPO", "Theorem 5 made visible", "The effect of
+    β"): mean p_ref, mean p~_M and p_M, the median over prompts and the largest of max_n |p~_n - p_n|, the median of
+    the largest one-step TV error, the largest TV to the ideal policy."""
+    return RunSummary(
+        mean_p_ref=float(run.p_tilde[0].mean()),
+        mean_p_tilde=float(run.p_tilde[-1].mean()),
+        mean_p_theory=float(run.p_theory[-1].mean()),
+        median_max_gap=float(np.median(run.gap.max(axis=0))),
+        max_gap=float(run.gap.max()),
+        median_one_step_tv=float(np.median(run.one_step_tv.max(axis=0))),
+        max_tv_to_ideal=float(run.tv_to_ideal.max()),
+    )
+
+
+def summary_table(runs: Mapping[str, RunRecord], columns: Sequence[str]) -> Table:
+    """Per run: its label and the :class:`RunSummary` fields named in ``columns`` (sections "Mean success before and
+    after GRPO" and "Theorem 5 made visible")."""
+    labels = {f.name: f.metadata["label"] for f in fields(RunSummary)}
+    unknown = [c for c in columns if c not in labels]
+    if unknown:
+        raise ValueError(f"columns={list(columns)!r} names {unknown!r}; valid: fields of RunSummary, {list(labels)}")
+    rows = [[r.label, *(getattr(run_summary(r), c) for c in columns)] for r in runs.values()]
+    return Table(["run", *(labels[c] for c in columns)], rows, ".3f")
+
+
+def timing_table(runs: Mapping[str, RunRecord]) -> Table:
+    """Per run: wall time, median time of one outer iteration, and rollout throughput (sampled runs) (section "GRPO
+    runs")."""
+    rows = []
+    for run in runs.values():
+        tps = run.rollout_tokens_per_s
+        rows.append(
+            [run.label, f"{run.wall_s:.1f}", f"{np.median(run.step_s):.3f}", "" if tps is None else f"{tps:,.0f}"]
+        )
+    return Table(["run", "wall time (s)", "per outer step (s)", "rollout (answer tokens / s)"], rows)
+
+
+def segment_slope_bound(
+    a: np.ndarray, b: np.ndarray, p_ref: float, beta: float, eps: float, n_grid: int = 2049
+) -> np.ndarray:
+    """max |h'| over the segment between a and b (elementwise), on a grid uniform in p and one uniform in the logit
+    (h' varies fastest near 0 and 1), endpoints included (section "Errors grow where the map is unstable")."""
+    lo, hi = np.minimum(a, b), np.maximum(a, b)
+    t = np.linspace(0.0, 1.0, n_grid)[:, None]
+    lin = lo + t * (hi - lo)
+    tiny = 1e-300
+    zl, zh = logit(np.clip(lo, tiny, 1 - 1e-16)), logit(np.clip(hi, tiny, 1 - 1e-16))
+    curved = np.clip(expit(zl + t * (zh - zl)), lo, hi)
+    grid = np.concatenate([lin, curved])
+    return np.abs(np.asarray(h_prime(grid, p_ref, beta, eps))).max(axis=0)
+
+
+@dataclass(frozen=True)
+class ErrorPropagation:
+    """:func:`propagate` per iteration n = 0..M and prompt (columns): the gap e_n = |p~_n - p_n|, the step errors
+    eta_n (row 0 is 0), the segment slopes L_n (row 0 is 1), the propagated bound sum_i eta_i prod_j L_j, Theorem 5's
+    bound with the step errors as delta_n (sum_i eta_i, the 0/1-reward constant), and |h'| along the ideal orbit."""
+
+    gap: np.ndarray
+    step_error: np.ndarray
+    slope: np.ndarray
+    propagated: np.ndarray
+    theorem5: np.ndarray
+    orbit_slope: np.ndarray
+
+    @property
+    def bound_holds(self) -> bool:
+        """e_n <= sum_i eta_i prod_j L_j at every n and prompt (a rounding slack of 1e-12)."""
+        return bool(np.all(self.gap <= self.propagated + 1e-12))
+
+    def table(self, column: int) -> Table:
+        """One prompt's rows: n, p~_n... as numbers: e_n, eta_n, L_n, the propagated bound, sum eta, |h'(p_{n-1})|."""
+        rows = [
+            (str(n), self.gap[n, column], self.step_error[n, column], self.slope[n, column],
+             self.propagated[n, column], self.theorem5[n, column], self.orbit_slope[n, column])
+            for n in range(self.gap.shape[0])
+        ]  # fmt: skip
+        headers = ["n", "gap e_n", "step error η_n", "L_n = max |h′| on the segment", "Σ η_i Π L_j", "Σ η_i",
+                   "|h′(p_{n−1})| on the ideal orbit"]  # fmt: skip
+        return Table(headers, rows, ".3g")
+
+
+def propagate(p_tilde: object, beta: float, eps: float) -> ErrorPropagation:
+    """The propagation bound of the module docstring for measured trajectories ``p_tilde`` (M+1, P), row 0 = p_ref
+    (section "Errors grow where the map is unstable")."""
+    p_tilde = np.asarray(p_tilde, dtype=float)
+    if p_tilde.ndim != 2 or p_tilde.shape[0] < 2:
+        raise ValueError(f"p_tilde has shape {p_tilde.shape}; valid shape is (M+1, P) with M >= 1")
+    p_ref, beta_f, eps_f = check_map_params(p_tilde[0], beta, eps)
+    ideal = iterate(p_ref, beta_f, eps_f, p_tilde.shape[0] - 1)
+    gap = np.abs(p_tilde - ideal)
+    step = np.zeros_like(p_tilde)
+    step[1:] = np.abs(p_tilde[1:] - h(p_tilde[:-1], p_ref, beta_f, eps_f))
+    lip = np.ones_like(p_tilde)
+    orbit = np.full_like(p_tilde, np.nan)
+    bound = np.zeros_like(p_tilde)
+    for n in range(1, p_tilde.shape[0]):
+        lip[n] = segment_slope_bound(p_tilde[n - 1], ideal[n - 1], p_ref, beta_f, eps_f)
+        orbit[n] = np.abs(np.asarray(h_prime(ideal[n - 1], p_ref, beta_f, eps_f)))
+        bound[n] = step[n] + lip[n] * bound[n - 1]
+    return ErrorPropagation(gap, step, lip, bound, np.cumsum(step, axis=0), orbit)
