@@ -163,11 +163,13 @@ def book_kl(logp: torch.Tensor, logp_ref: torch.Tensor, log_ratio: torch.Tensor,
     return k3 * np.exp(_np(log_ratio)) if bias_correction else k3
 
 
-def book_clipped_term(ratio: np.ndarray, advantage: np.ndarray, eps_low: float, eps_high: float) -> np.ndarray:
-    """The book's clipped term with TRL's two ranges, f(x, A) = min(x A, clip(x, 1 - eps_low, 1 + eps_high) A):
-    :func:`grpo_nb.clipping.clipped_term` with eps_high where A >= 0 and eps_low where A < 0 (only one side of the
-    clip acts for each sign)."""
-    return np.where(advantage >= 0, clipped_term(ratio, advantage, eps_high), clipped_term(ratio, advantage, eps_low))
+def book_clipped_term(ratio: np.ndarray, advantage: np.ndarray, clip_eps: float, *, clip_eps_high: float) -> np.ndarray:
+    """The book's clipped term with TRL's two ranges, f(x, A) = min(x A, clip(x, 1 - clip_eps, 1 + clip_eps_high) A):
+    :func:`grpo_nb.clipping.clipped_term` with ``clip_eps_high`` where A >= 0 and ``clip_eps`` where A < 0 (only one
+    side of the clip acts for each sign)."""
+    return np.where(
+        advantage >= 0, clipped_term(ratio, advantage, clip_eps_high), clipped_term(ratio, advantage, clip_eps)
+    )
 
 
 def book_log_ratio(log_ratio: np.ndarray, mask: np.ndarray, level: str) -> np.ndarray:
@@ -262,12 +264,12 @@ def loss_type_check(probe: Probe, loss_type: str, seed: int = 0) -> float:
     return abs(loss - book)
 
 
-def clip_check(probe: Probe, epsilon: float, epsilon_high: float | None = None) -> float:
-    """|TRL's loss - the book's clipped objective| at ratios exp(u), u ~ U(-0.7, 0.7), advantages ~ N(0, 1), TRL's
-    ``epsilon_high`` defaulting to ``epsilon``; a row of :func:`knob_table` (section "Every knob, checked by TRL's own
-    code").
+def clip_check(probe: Probe, clip_eps: float, clip_eps_high: float | None = None) -> float:
+    """|TRL's loss - the book's clipped objective| at ratios exp(u), u ~ U(-0.7, 0.7), advantages ~ N(0, 1), with TRL's
+    ``epsilon`` = ``clip_eps`` and ``epsilon_high`` = ``clip_eps_high`` (default ``clip_eps``); a row of
+    :func:`knob_table` (section "Every knob, checked by TRL's own code").
 
-    The book: -mean of :func:`book_clipped_term` with TRL's ``epsilon`` and ``epsilon_high``."""
+    The book: -mean of :func:`book_clipped_term` with the same two clip ranges."""
     dev = probe.logp.device
     gen = torch.Generator(device=dev).manual_seed(1)
     b, t = probe.logp.shape
@@ -275,11 +277,11 @@ def clip_check(probe: Probe, epsilon: float, epsilon_high: float | None = None) 
     adv = torch.randn(b, generator=gen, device=dev)
     trainer = probe.trainer
     trainer.loss_type = "bnpo"
-    trainer.epsilon_low = epsilon
-    trainer.epsilon_high = epsilon if epsilon_high is None else epsilon_high
+    trainer.epsilon_low = clip_eps
+    trainer.epsilon_high = clip_eps if clip_eps_high is None else clip_eps_high
     loss = probe.loss(advantages=adv, old_per_token_logps=probe.logp - u)
     x, a = np.exp(_np(u)), np.broadcast_to(_np(adv)[:, None], (b, t))
-    f = book_clipped_term(x, a, epsilon, trainer.epsilon_high)
+    f = book_clipped_term(x, a, clip_eps, clip_eps_high=trainer.epsilon_high)
     return abs(loss - aggregate(-f, _np(probe.inputs["completion_mask"]), "bnpo", t))
 
 

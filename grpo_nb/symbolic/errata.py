@@ -537,8 +537,8 @@ def unclipped_deviation(clip_eps: object) -> float:
     a function of x."""
     x = np.linspace(0.0, 5.0, 501)[:, None]
     adv = np.array([-1.0, -0.3, 0.4, 1.0])[None, :]
-    eps = clip_eps(x) if callable(clip_eps) else clip_eps
-    return float(np.max(np.abs(clipped_term(x, adv, eps) - x * adv)))
+    clip = clip_eps(x) if callable(clip_eps) else clip_eps
+    return float(np.max(np.abs(clipped_term(x, adv, clip) - x * adv)))
 
 
 def _clip_range() -> Erratum:

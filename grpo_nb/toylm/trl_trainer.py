@@ -63,7 +63,8 @@ DEVICE = torch.device("cpu")  # TRL runs here on the CPU (``use_cpu=True``)
 
 @dataclass(frozen=True)
 class TRLRun:
-    """One TRL run: its key, beta, the clip range (``epsilon``; 1e3 = no clipping in effect) and other knobs."""
+    """One TRL run: its key, then TRL's own knobs under TRL's ``GRPOConfig`` names: beta, the clip range ``epsilon``
+    (the book's ``clip_eps``; 1e3 = no clipping in effect), the loss type and the reward scaling."""
 
     key: str
     beta: float

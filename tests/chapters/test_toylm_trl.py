@@ -121,10 +121,10 @@ def test_clip_range_and_a_wrong_upper_range_fails(probe, monkeypatch):
     assert tc.clip_check(probe, 0.2) < TOL and tc.clip_check(probe, 0.2, 0.28) < TOL
     clipped = tc.book_clipped_term
     with monkeypatch.context() as m:  # the book claims a symmetric clip where TRL's upper range is 0.28
-        m.setattr(tc, "book_clipped_term", lambda x, a, low, high: clipped(x, a, low, low))
+        m.setattr(tc, "book_clipped_term", lambda x, a, low, *, clip_eps_high: clipped(x, a, low, clip_eps_high=low))
         assert tc.clip_check(probe, 0.2, 0.28) > 100 * TOL
     with monkeypatch.context() as m:  # the book claims no upper clip: the clip does act
-        m.setattr(tc, "book_clipped_term", lambda x, a, low, high: clipped(x, a, low, 1e3))
+        m.setattr(tc, "book_clipped_term", lambda x, a, low, *, clip_eps_high: clipped(x, a, low, clip_eps_high=1e3))
         assert tc.clip_check(probe, 0.2) > 100 * TOL
 
 
