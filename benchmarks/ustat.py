@@ -47,17 +47,17 @@ def loop_grpo_estimates(logits: np.ndarray, reward: np.ndarray, G: int, n_groups
     return out
 
 
-def loop_chain(model: StepModel, n_steps: int, n_chains: int, seed: int) -> np.ndarray:
+def loop_chain(model: StepModel, n: int, n_chains: int, seed: int) -> np.ndarray:
     """Per-seed baseline of the finite-group chain (inner problem solved, groups kept): p_n of each run."""
     rng = np.random.default_rng(seed)
-    out = np.empty((n_steps + 1, n_chains))
+    out = np.empty((n + 1, n_chains))
     for c in range(n_chains):
         z = model.a
         out[0, c] = expit(z)
-        for n in range(n_steps):
-            k = rng.binomial(model.G, expit(z))
-            z = model.a + float(group_tilt(z, k, model.G, model.eps)) / model.beta
-            out[n + 1, c] = expit(z)
+        for k in range(n):
+            successes = rng.binomial(model.G, expit(z))
+            z = model.a + float(group_tilt(z, successes, model.G, model.eps)) / model.beta
+            out[k + 1, c] = expit(z)
     return out
 
 

@@ -84,18 +84,16 @@ class Theorem3Survey:
     escaped_share_eps0: float
 
 
-def theorem3_survey(
-    p_ref: np.ndarray, beta: np.ndarray, eps_values: Sequence[float], n_iter: int = 30
-) -> Theorem3Survey:
+def theorem3_survey(p_ref: np.ndarray, beta: np.ndarray, eps_values: Sequence[float], n: int = 30) -> Theorem3Survey:
     """Theorem 3 in logit form on the broadcast (p_ref, beta) grid, for each eps (section "Amplification (Theorem 3)").
 
     The gap min_{p*} logit p* - logit p_ref (NaN where h has no fixed point) against its margin
     1/(beta sqrt(1/4 + eps)) (relative tolerance 1e-9), condition (2)'s failures, and logit p_n - logit p_ref over
-    ``n_iter`` iterates. For eps = 0 it also records the share of fixed-point-free grid points whose logit reaches
-    +inf (p = 1) within the ``n_iter`` steps.
+    ``n`` iterates. For eps = 0 it also records the share of fixed-point-free grid points whose logit reaches
+    +inf (p = 1) within the ``n`` steps.
     """
     check_map_params(p_ref, beta, 0.0)
-    n_iter = check_positive_int("n_iter", n_iter)
+    n = check_positive_int("n", n)
     rows, reaches, positive, failing, share = [], [], [], [], float("nan")
     for eps in tqdm(list(eps_values), desc="eps"):
         gap = amplification_gap(p_ref, beta, eps)
@@ -104,7 +102,7 @@ def theorem3_survey(
         reaches.append(bool((gap[has] >= bound[has] * (1 - 1e-9)).all()))
         fails = ~theorem3_condition(p_ref, beta, eps)
         with np.errstate(over="ignore"):  # with eps = 0 some orbits run off to logit +inf (p = 1)
-            z = iterate_logit(p_ref, beta, eps, n_iter)
+            z = iterate_logit(p_ref, beta, eps, n)
         orbit_gap = z[1:] - logit(p_ref)
         positive.append(bool((orbit_gap > 0).all()))
         if eps == 0:
@@ -118,7 +116,7 @@ def theorem3_survey(
         "condition (2) fails",
         "…and a fixed point exists",
         "min gap / margin",
-        f"min over {n_iter} iterates of logit p_n − logit p_ref",
+        f"min over {n} iterates of logit p_n − logit p_ref",
     ]
     return Theorem3Survey(Table(headers, rows, ".4g"), reaches, positive, failing, share)
 
@@ -235,7 +233,7 @@ class Condition2Everywhere:
     by_eps: dict[float, Condition2Extremes]
 
 
-def condition2_everywhere(eps_values: Sequence[float], n: int = 200001) -> Condition2Everywhere:
+def condition2_everywhere(eps_values: Sequence[float], n_grid: int = 200001) -> Condition2Everywhere:
     """Per eps: min over beta of condition (2)'s left-hand side against max over p_ref of its right-hand side (section
     "Fig. 3: where condition (2) holds").
 
@@ -243,11 +241,11 @@ def condition2_everywhere(eps_values: Sequence[float], n: int = 200001) -> Condi
     it never exceeds 1/(3^{3/2} sqrt(eps)) (the maximum over v of v/(2 (v + eps)^{3/2}), at v = 2 eps). The left-hand
     side beta cosh^2(c/beta), c = 1/(2 sqrt(1/4 + eps)), is c cosh^2(u)/u with u = c/beta; it has one minimum, and it
     is at least beta. Hence condition (2) holds for every (beta, p_ref) where min LHS >= max RHS, and for every p_ref
-    once beta >= 1/(3^{3/2} sqrt(eps)). Both extremes are taken on dense grids (``n`` values of u in (0, 10] and of
+    once beta >= 1/(3^{3/2} sqrt(eps)). Both extremes are taken on dense grids (``n_grid`` values of u in (0, 10] and of
     p_ref in (1/2, 1)); returned per eps as a :class:`Condition2Extremes`.
     """
-    c_over_beta = np.linspace(0, 10, n)[1:]
-    p = np.linspace(0.5, 1, n)[1:-1]
+    c_over_beta = np.linspace(0, 10, n_grid)[1:]
+    p = np.linspace(0.5, 1, n_grid)[1:-1]
     rows, facts = [], {}
     for eps in eps_values:
         beta = 1.0 / (2.0 * np.sqrt(0.25 + eps)) / c_over_beta
@@ -267,7 +265,7 @@ class Perturbed:
     """Fixed points of one kind (stable or unstable) that :func:`theorem4_stability_check` perturbed: how many, and
     how many behaved as Theorem 4 says (came back, or left)."""
 
-    n: int
+    count: int
     as_predicted: int
 
 
@@ -289,7 +287,7 @@ class StabilityCheck:
 
 
 def theorem4_stability_check(
-    p_ref: np.ndarray, beta: np.ndarray, eps: float, *, delta: float = 1e-6, n_steps: int = 200, step: float = 1e-3
+    p_ref: np.ndarray, beta: np.ndarray, eps: float, *, delta: float = 1e-6, n: int = 200, step: float = 1e-3
 ) -> StabilityCheck:
     """Lemma 1 / Theorem 4 on the broadcast (p_ref column, beta row) grid at one eps (section "Local convergence
     (Theorem 4 and Lemma 1)").
@@ -299,7 +297,7 @@ def theorem4_stability_check(
     chain rule gives g'(z*) = h'(p*) at a fixed point. It is compared with Lemma 1's B(p*)/beta, and beta > B(p*) with
     |h'(p*)| < 1 (fixed points with | |h'| - 1 | < 1e-6 are left out of that comparison). Then each fixed point with
     |logit| < 50 that is not near-neutral (| |h'| - 1 | > 0.05) is perturbed by ``delta`` in logit and iterated
-    ``n_steps`` times: ``moved`` counts, for stable and for unstable ones, how many there are and how many came back
+    ``n`` times: ``moved`` counts, for stable and for unstable ones, how many there are and how many came back
     within delta/10 (stable) or left beyond 10 delta (unstable).
     """
     grid = fixed_points_grid(p_ref, beta, eps)
@@ -315,7 +313,7 @@ def theorem4_stability_check(
     sel = has & (np.abs(grid.logits) < 50) & (np.abs(np.abs(fd) - 1) > 0.05)
     i, j, k = np.nonzero(sel)
     z_sel, slope = grid.logits[i, j, k], fd[i, j, k]
-    z = logit_map_power(z_sel + delta, a[i, j, k], b[i, j, k], eps, n_steps)
+    z = logit_map_power(z_sel + delta, a[i, j, k], b[i, j, k], eps, n)
     stable = np.abs(slope) < 1
     moved = {
         "stable": Perturbed(int(stable.sum()), int(np.sum(stable & (np.abs(z - z_sel) < delta / 10)))),
@@ -344,13 +342,13 @@ class BoundPeaks:
     peaks: tuple[BoundPeak, ...]
 
 
-def beta_bound_peaks(eps_values: Sequence[float], n: int = 200001) -> BoundPeaks:
+def beta_bound_peaks(eps_values: Sequence[float], n_grid: int = 200001) -> BoundPeaks:
     """The peak of Theorem 4's B(p*) over p* in (0, 1) per eps, next to 1/(3^{3/2} sqrt(eps)) and 2 eps (section
     "Fig. 4: the bound on β").
 
     Per eps also B(1/2) and the largest of B at 1e-12 and 1 - 1e-12 (the ends), for the chapter's asserts.
     """
-    p_star = np.linspace(0, 1, n)[1:-1]
+    p_star = np.linspace(0, 1, n_grid)[1:-1]
     rows, facts = [], []
     for eps in eps_values:
         b = theorem4_beta_bound(p_star, eps)

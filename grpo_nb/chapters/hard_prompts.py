@@ -540,7 +540,7 @@ def confirm_chaos(
             raise ValueError(f"diagrams[{i}] has no chaotic beta with exponent > {lyapunov_min}; valid: a chaotic one")
         for j in idx[np.round(np.quantile(np.arange(idx.size), q)).astype(int)]:
             beta, lam = float(d.beta[j]), float(d.lyapunov[j])
-            res = separation_test(d.p_ref, beta, d.eps, n_pairs=n_pairs, n_steps=int(3 * np.log(1e24) / lam) + 50)
+            res = separation_test(d.p_ref, beta, d.eps, n_pairs=n_pairs, n=int(3 * np.log(1e24) / lam) + 50)
             rate = renormalised_separation_rate(d.p_ref, beta, d.eps, n=n_rate)
             lam_long = orbit_kind(d.p_ref, beta, d.eps, n_lyapunov=n_long).lyapunov
             for k, v in zip(
@@ -560,7 +560,7 @@ def confirm_chaos(
 class FiniteGroupSummary:
     """The recursion with group estimates K/G (:func:`finite_group_orbit`) for several G, and the exact one.
 
-    orbits: label -> p_0..p_n ("exact recursion (G = infinity)", "G = 16", ...); per G after ``burn_in`` steps:
+    orbits: label -> p_0..p_n ("exact recursion (G = infinity)", "G = 16", ...); per G after ``transient`` steps:
     no_signal: fraction of groups with K = 0 or K = G; alternating: fraction of steps that reverse the previous
     one (up-down); median_high: median of the values above the geometric mean of the exact attractor's extremes
     (NaN if none); rows: those three per G, then the exact recursion's.
@@ -579,7 +579,7 @@ def _alternation(p: np.ndarray) -> float:
 
 
 def finite_group_summary(
-    p_ref: object, beta: object, eps: object, groups: Sequence[int], *, n: int, seed: int = 0, burn_in: int = 20
+    p_ref: object, beta: object, eps: object, groups: Sequence[int], *, n: int, seed: int = 0, transient: int = 20
 ) -> FiniteGroupSummary:
     """Run :func:`finite_group_orbit` for each G in ``groups`` (same seed) next to the exact recursion (section "What
     it means for training").
@@ -587,9 +587,9 @@ def finite_group_summary(
     The orbit from p_ref of the exact recursion must have a finite limit set (a fixed point or cycle).
     """
     n = check_positive_int("n", n, minimum=2)
-    burn_in = check_positive_int("burn_in", burn_in, minimum=0)
-    if burn_in > n - 2:
-        raise ValueError(f"burn_in={burn_in!r} is out of range; valid range is 0 <= burn_in <= n - 2 = {n - 2}")
+    transient = check_positive_int("transient", transient, minimum=0)
+    if transient > n - 2:
+        raise ValueError(f"transient={transient!r} is out of range; valid range is 0 <= transient <= n - 2 = {n - 2}")
     if isinstance(groups, (int, np.integer)) or not isinstance(groups, Sequence) or not groups:
         raise ValueError(f"groups={groups!r} is invalid; valid input is a non-empty list of group sizes G >= 2")
     cycle = np.array(attractor(p_ref, beta, eps))
@@ -600,10 +600,10 @@ def finite_group_summary(
     for G in groups:
         p_sim, empty = finite_group_orbit(p_ref, beta, eps, G=G, n=n, seed=seed)
         orbits[f"G = {G}"] = p_sim
-        tail = p_sim[burn_in:]
+        tail = p_sim[transient:]
         no_signal.append(empty.mean())
         alternating.append(_alternation(tail))
         high.append(np.median(tail[tail > split]) if np.any(tail > split) else np.nan)
         rows.append([str(G), no_signal[-1], alternating[-1], high[-1]])
-    rows.append(["exact", 0.0, _alternation(exact[burn_in:]), np.median(cycle[cycle > split])])
+    rows.append(["exact", 0.0, _alternation(exact[transient:]), np.median(cycle[cycle > split])])
     return FiniteGroupSummary(orbits, np.array(no_signal), np.array(alternating), np.array(high), rows)

@@ -72,7 +72,7 @@ __all__ = [
 ]
 
 LOSS_TYPES: tuple[str, ...] = ("grpo", "bnpo", "dr_grpo", "dapo")
-PROBE_CONFIG = replace(TRL_CONFIGS["tiny"], name="probe", G=8, mu=1, n_outer=1)
+PROBE_CONFIG = replace(TRL_CONFIGS["tiny"], name="probe", G=8, mu=1, n=1)
 TOL = 1e-5  # float32 arithmetic on O(1) numbers
 
 
@@ -315,16 +315,16 @@ class MuCheck:
     clipped: float
 
 
-def mu_check(num_iterations: int, steps: int = 3, lr: float = 3e-2, seed: int = 0) -> MuCheck:
-    """Real training steps with ``num_iterations`` = mu, a large learning rate and clip range 0.01: whether TRL
-    stored old log-probabilities (it does not at mu = 1: the ratio is then pi_theta/pi_theta.detach() = 1), and the
-    largest share of clipped tokens TRL logged. ``seed`` seeds TRL's trainer and the probe's draw. A row of
-    :func:`knob_table` (section "Every knob, checked by TRL's own code")."""
+def mu_check(mu: int, n_steps: int = 3, lr: float = 3e-2, seed: int = 0) -> MuCheck:
+    """``n_steps`` real training steps with TRL's ``num_iterations`` = ``mu``, a large learning rate and clip range
+    0.01: whether TRL stored old log-probabilities (it does not at mu = 1: the ratio is then
+    pi_theta/pi_theta.detach() = 1), and the largest share of clipped tokens TRL logged. ``seed`` seeds TRL's trainer
+    and the probe's draw. A row of :func:`knob_table` (section "Every knob, checked by TRL's own code")."""
     setup = _probe_setup()
     trainer = make_trainer(
-        setup, TRLRun("mu", 0.0, 0.01), num_iterations=num_iterations, max_steps=steps, learning_rate=lr, seed=seed
+        setup, TRLRun("mu", 0.0, 0.01), num_iterations=mu, max_steps=n_steps, learning_rate=lr, seed=seed
     )
-    stored = "old_per_token_logps" in make_probe(num_iterations=num_iterations, seed=seed).inputs
+    stored = "old_per_token_logps" in make_probe(num_iterations=mu, seed=seed).inputs
     trainer.train()
     clipped = max(h.get("clip_ratio/region_mean", 0.0) for h in trainer.state.log_history)
     return MuCheck(stored, float(clipped))

@@ -158,7 +158,7 @@ def recursion_agreement(
     rng: np.random.Generator,
     alphas: Sequence[float] = (0.0, 0.3, 0.5, 1.0),
     eps: float = 1e-2,
-    n_steps: int = 15,
+    n: int = 15,
     n_instances: int = 3,
 ) -> RecursionAgreement:
     """Exact tabular runs from pi_0 = pi_ref (:func:`grpo_nb.variants.policy_orbit`) against the logit recursion."""
@@ -168,14 +168,14 @@ def recursion_agreement(
             err, last = 0.0, []
             for _ in range(n_instances):
                 pi_ref, _, reward, beta = random_instance(rng)
-                p = expected_reward(policy_orbit(pi_ref, reward, beta, eps, n_steps, normalization, alpha), reward)
+                p = expected_reward(policy_orbit(pi_ref, reward, beta, eps, n, normalization, alpha), reward)
                 with np.errstate(over="ignore"):
-                    predicted = expit(iterate_logit(float(pi_ref @ reward), beta, eps, n_steps, normalization, alpha))
+                    predicted = expit(iterate_logit(float(pi_ref @ reward), beta, eps, n, normalization, alpha))
                 err = max(err, float(np.max(np.abs(p - predicted))))
                 last.append(f"{p[0]:.3f} → {p[-1]:.3f}")
             worst = max(worst, err)
             rows.append([_NAMES[normalization], alpha, _small(err), ", ".join(last)])
-    headers = ["normalisation", "α", f"max |p_n tabular − p_n recursion|, n ≤ {n_steps}", f"p_0 → p_{n_steps} per run"]
+    headers = ["normalisation", "α", f"max |p_n tabular − p_n recursion|, n ≤ {n}", f"p_0 → p_{n} per run"]
     return RecursionAgreement(Table(headers, rows, ".3g"), worst)
 
 
@@ -317,7 +317,7 @@ class RenyiCheck:
 def renyi_check(
     rng: np.random.Generator,
     alphas: Sequence[float] = (0.3, 0.5, 0.7),
-    n_steps: int = 20,
+    n: int = 20,
     beta: float = 1.0,
     eps: float = 1e-2,
 ) -> RenyiCheck:
@@ -332,11 +332,11 @@ def renyi_check(
     rows, from_ref, ref_err, corr_err, uncorr, rates, predicted, series = [], 0.0, 0.0, 0.0, np.inf, [], [], {}
     for alpha in alphas:
         for normalization in NORMALIZATIONS:
-            ref_run = policy_orbit(pi_ref, reward, beta, eps, n_steps, normalization, alpha)
-            other = policy_orbit(pi_ref, reward, beta, eps, n_steps, normalization, alpha, pi_0=pi_0)
+            ref_run = policy_orbit(pi_ref, reward, beta, eps, n, normalization, alpha)
+            other = policy_orbit(pi_ref, reward, beta, eps, n, normalization, alpha, pi_0=pi_0)
             terms_ref = np.array([abs(renyi_correction(pi_ref, pi, reward, alpha)) for pi in ref_run])
             p_ref = float(pi_ref @ reward)
-            z_map = iterate_logit(p_ref, beta, eps, n_steps, normalization, alpha)
+            z_map = iterate_logit(p_ref, beta, eps, n, normalization, alpha)
             ref_error = float(np.max(np.abs(success_logit(ref_run, reward) - z_map) / np.maximum(1.0, np.abs(z_map))))
             z_next = success_logit(other[1:], reward)
             corrected = np.array(

@@ -33,12 +33,12 @@ from grpo_nb.validation import check_map_params, check_positive_int
 __all__ = ["Theorem4Hypothesis", "contraction_on_ball", "hypothesis_table", "theorem4_hypothesis_grid"]
 
 
-def contraction_on_ball(p_star: float, p_ref: float, beta: float, eps: float, n: int = 2001) -> float:
-    """max |h'(p)| over the closed ball of radius |p* - p_ref| around p*, clipped to [0, 1] (``n`` sample points
+def contraction_on_ball(p_star: float, p_ref: float, beta: float, eps: float, n_grid: int = 2001) -> float:
+    """max |h'(p)| over the closed ball of radius |p* - p_ref| around p*, clipped to [0, 1] (``n_grid`` sample points
     including both ends and p_ref itself). Below 1 exactly when Theorem 4's hypothesis can hold for this p*."""
     d = abs(p_star - p_ref)
     lo, hi = max(0.0, p_star - d), min(1.0, p_star + d)
-    p = np.append(np.linspace(lo, hi, n), p_ref)
+    p = np.append(np.linspace(lo, hi, n_grid), p_ref)
     if eps == 0:  # h' is defined on (0, 1) only (Remark 1)
         p = p[(p > 0) & (p < 1)]
     return float(np.max(np.abs(h_prime(p, p_ref, beta, eps))))
@@ -51,7 +51,7 @@ class Theorem4Hypothesis:
     holds: the hypothesis can hold for that fixed point (contraction on the ball, and p* stable);
     contraction: max |h'| on the ball (NaN where there is no such fixed point);
     gap_ratio: (logit p* - logit p_ref) beta sqrt(1 + 4 eps) / 2, which amplification puts at >= 1;
-    banach_ok: where ``holds``, the orbit from p_ref obeys |p_n - p*| <= L^n |p_ref - p*| for n <= n_steps.
+    banach_ok: where ``holds``, the orbit from p_ref obeys |p_n - p*| <= L^n |p_ref - p*| for n up to ``n``.
     """
 
     holds: np.ndarray
@@ -70,7 +70,7 @@ def theorem4_hypothesis_grid(
     beta: object,
     eps: float,
     *,
-    n_steps: int = 60,
+    n: int = 60,
     n_ball: int = 2001,
     condition: Callable[[float, float, float, float, float], float] | None = None,
 ) -> Theorem4Hypothesis:
@@ -81,7 +81,7 @@ def theorem4_hypothesis_grid(
     estimate fail on the orbits.
     """
     p_ref, beta, eps_arr = check_map_params(p_ref, beta, eps, broadcast=True)
-    n_steps = check_positive_int("n_steps", n_steps)
+    n = check_positive_int("n", n)
     eps = float(eps_arr.flat[0])
     condition = condition or (lambda ps, pr, b, e: contraction_on_ball(ps, pr, b, e, n_ball))
     grid = fixed_points_grid(p_ref, beta, eps)
@@ -93,13 +93,13 @@ def theorem4_hypothesis_grid(
         contraction[idx] = condition(float(expit(grid.logits[idx])), float(p_ref[idx[:-1]]), float(beta[idx[:-1]]), eps)
     with np.errstate(invalid="ignore"):
         holds = has & grid.stable & (contraction < 1)
-    z = iterate_logit(p_ref, beta, eps, n_steps)
+    z = iterate_logit(p_ref, beta, eps, n)
     banach_ok = True
-    n = np.arange(n_steps + 1)
+    steps = np.arange(n + 1)
     for idx in zip(*np.nonzero(holds), strict=True):
         p_star, big_l = expit(grid.logits[idx]), contraction[idx]
         dist = np.abs(expit(z[(slice(None), *idx[:-1])]) - p_star)
-        banach_ok &= bool((dist <= big_l**n * dist[0] * (1 + 1e-6) + 1e-15).all())
+        banach_ok &= bool((dist <= big_l**steps * dist[0] * (1 + 1e-6) + 1e-15).all())
     return Theorem4Hypothesis(holds, contraction, gap_ratio, banach_ok)
 
 

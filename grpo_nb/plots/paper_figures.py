@@ -47,8 +47,8 @@ FIG2_BETAS = (0.1, 1.0, 5.0, 50.0)
 FIG5_CASES = ((0.1, 0.1), (1.0, 0.1), (1.0, 0.5), (5.0, 0.1), (5.0, 0.001), (0.5, 0.9))  # (beta, p_ref)
 
 
-def _p_grid(eps: float, n: int = 801) -> np.ndarray:
-    p = np.linspace(0.0, 1.0, n)
+def _p_grid(eps: float, n_grid: int = 801) -> np.ndarray:
+    p = np.linspace(0.0, 1.0, n_grid)
     return p if eps > 0 else p[1:-1]
 
 
@@ -78,9 +78,9 @@ def draw_fig3(eps: float = 1e-5, n_beta: int = 241, n_p: int = 241) -> Figure:
     return plot_condition2_region(beta, p_ref, holds, rf"Theorem 3's condition (2), $\varepsilon$ = {eps:g}")
 
 
-def draw_fig4(eps_values: Sequence[float] = (1e-5, 1e-3, 1e-1), n: int = 2001) -> Figure:
+def draw_fig4(eps_values: Sequence[float] = (1e-5, 1e-3, 1e-1), n_grid: int = 2001) -> Figure:
     """Fig. 4: Theorem 4's lower bound B(p*) on beta against p*, one curve per eps."""
-    p_star = np.linspace(0.0, 1.0, n)[1:-1]
+    p_star = np.linspace(0.0, 1.0, n_grid)[1:-1]
     bounds = [(rf"$\varepsilon$ = {eps:g}", theorem4_beta_bound(p_star, eps)) for eps in eps_values]
     return plot_beta_bound(p_star, bounds, r"Theorem 4: $|h'(p^*)| < 1$ iff $\beta > \mathcal{B}(p^*)$")
 

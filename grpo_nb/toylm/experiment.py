@@ -136,19 +136,19 @@ def compare_with_theory(
     """
     logp_ref = np.asarray(logp_ref, dtype=float)
     logp_ref = logp_ref - logsumexp(logp_ref, axis=1, keepdims=True)
-    n_outer = history.logp.shape[0] - 1
+    m = history.logp.shape[0] - 1  # GRPO iterations of the run
     p_tilde = np.stack([table_expected_reward(lp, reward) for lp in history.logp])
     mass_error = np.exp(history.logp.astype(float)).sum(axis=2) - 1.0
     p_ref = table_expected_reward(logp_ref, reward)
-    p_theory = iterate(p_ref, cfg.beta, cfg.eps, n_outer)
+    p_theory = iterate(p_ref, cfg.beta, cfg.eps, m)
     ideal = [logp_ref] + [
-        theorem1_logpolicy(logp_ref, reward, p_theory[n - 1], cfg.beta, cfg.eps) for n in range(1, n_outer + 1)
+        theorem1_logpolicy(logp_ref, reward, p_theory[n - 1], cfg.beta, cfg.eps) for n in range(1, m + 1)
     ]
-    tv = np.stack([total_variation(history.logp[n], ideal[n]) for n in range(n_outer + 1)])
+    tv = np.stack([total_variation(history.logp[n], ideal[n]) for n in range(m + 1)])
     one_step = np.stack(
         [
             total_variation(history.logp[n], theorem1_logpolicy(logp_ref, reward, p_tilde[n - 1], cfg.beta, cfg.eps))
-            for n in range(1, n_outer + 1)
+            for n in range(1, m + 1)
         ]
     )
     return RunRecord(
@@ -264,7 +264,7 @@ def run_grpo(
     policy = copy.deepcopy(setup.ref_model).requires_grad_(True)
     own_bar = bar is None
     if own_bar:
-        bar = tqdm(total=gcfg.n_outer, desc=label, unit="outer step", disable=not progress)
+        bar = tqdm(total=gcfg.n, desc=label, unit="outer step", disable=not progress)
     history = train_grpo(policy, setup.ref_model, setup.tensors, cfg=gcfg, generator=gen, on_outer_step=bar.update)
     if own_bar:
         bar.close()
@@ -276,7 +276,7 @@ def run_all(setup: Setup, progress: bool = True) -> dict[str, RunRecord]:
     all their outer iterations, with an ETA for the whole plan."""
     plan = run_plan(setup.cfg)
     runs: dict[str, RunRecord] = {}
-    total = sum(gcfg.n_outer for _, _, gcfg in plan)
+    total = sum(gcfg.n for _, _, gcfg in plan)
     with tqdm(total=total, desc="GRPO runs", unit="outer step", disable=not progress) as bar:
         for i, (key, label, gcfg) in enumerate(plan):
             bar.set_postfix_str(label)

@@ -138,7 +138,7 @@ def _check(cfg: GRPOConfig) -> None:
 
     check_beta(cfg.beta)
     check_eps(cfg.eps)
-    check_positive_int("n_outer", cfg.n_outer)
+    check_positive_int("n", cfg.n)
     check_positive_int("mu", cfg.mu)
     check_positive_int("G", cfg.G, minimum=2)
     if not (np.isfinite(cfg.lr) and cfg.lr > 0):
@@ -211,7 +211,7 @@ def train_grpo(
     opt = new_optimizer(model, cfg.lr)
     synchronize(device)
     start = time.perf_counter()
-    for _ in range(cfg.n_outer):
+    for _ in range(cfg.n):
         t_step = time.perf_counter()
         with torch.no_grad():
             logp_old = enumerate_logprobs(model, task.prompts, task.outputs)

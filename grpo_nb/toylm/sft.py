@@ -54,7 +54,7 @@ def train_sft(
     opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay, foreach=True)
     out_len = outputs.shape[1]
     losses = []
-    for _ in tqdm(range(cfg.steps), desc="SFT", disable=not progress):
+    for _ in tqdm(range(cfg.n_steps), desc="SFT", disable=not progress):
         loss = -(freq * enumerate_logprobs(model, prompts, outputs)).sum(dim=1).mean() / out_len
         opt.zero_grad(set_to_none=True)
         loss.backward()

@@ -93,7 +93,7 @@ def sft_hf(
     f = torch.as_tensor(freq, dtype=torch.float32, device=prompts.device)
     losses = []
     model.train()
-    for _ in range(cfg.steps):
+    for _ in range(cfg.n_steps):
         loss = -(f * enumerate_logprobs_hf(model, prompts, outputs)).sum(dim=1).mean() / outputs.shape[1]
         opt.zero_grad(set_to_none=True)
         loss.backward()

@@ -81,7 +81,7 @@ class TRLRunConfig:
     base: RunConfig
     G: int
     mu: int
-    n_outer: int
+    n: int
     lr: float
     runs: tuple[TRLRun, ...] = field(
         default=(TRLRun("beta=2", 2.0), TRLRun("beta=2, clip 0.2", 2.0, 0.2), TRLRun("beta=0 (TRL default)", 0.0, 0.2))
@@ -91,15 +91,15 @@ class TRLRunConfig:
 
 
 TRL_CONFIGS: dict[str, TRLRunConfig] = {
-    "quick": TRLRunConfig("quick", QUICK, G=QUICK.grpo.G, mu=QUICK.grpo.mu, n_outer=QUICK.grpo.n_outer, lr=5e-4),
-    "full": TRLRunConfig("full", FULL, G=FULL.grpo.G, mu=FULL.grpo.mu, n_outer=FULL.grpo.n_outer, lr=5e-4),
+    "quick": TRLRunConfig("quick", QUICK, G=QUICK.grpo.G, mu=QUICK.grpo.mu, n=QUICK.grpo.n, lr=5e-4),
+    "full": TRLRunConfig("full", FULL, G=FULL.grpo.G, mu=FULL.grpo.mu, n=FULL.grpo.n, lr=5e-4),
     # seconds: the pipeline end to end (tests and the CLI's smoke check), not an experiment
     "tiny": TRLRunConfig(
         "tiny",
         replace(QUICK, task=replace(QUICK.task, n_prompts=4)),
         G=4,
         mu=2,
-        n_outer=2,
+        n=2,
         lr=5e-4,
         runs=(TRLRun("beta=2", 2.0), TRLRun("beta=0 (TRL default)", 0.0, 0.2)),
     ),
@@ -257,7 +257,7 @@ def make_trainer(setup: TRLSetup, run: TRLRun, *, reward_log: list | None = None
         num_generations=cfg.G,
         per_device_train_batch_size=cfg.G * task.n_prompts,
         num_iterations=cfg.mu,
-        max_steps=cfg.mu * cfg.n_outer,
+        max_steps=cfg.mu * cfg.n,
         max_completion_length=task.out_len,
         learning_rate=cfg.lr,
         lr_scheduler_type="constant",
@@ -285,27 +285,27 @@ def make_trainer(setup: TRLSetup, run: TRLRun, *, reward_log: list | None = None
     return trainer
 
 
-def _theory(p_ref: np.ndarray, beta: float, G: int, n_outer: int) -> tuple[np.ndarray, np.ndarray | None]:
+def _theory(p_ref: np.ndarray, beta: float, G: int, n: int) -> tuple[np.ndarray, np.ndarray | None]:
     from grpo_nb.dynamics.map import iterate
     from grpo_nb.ustat.finite_group import StepModel, finite_group_law
 
     if beta == 0:
-        return np.vstack([p_ref, np.ones((n_outer, p_ref.size))]), None
+        return np.vstack([p_ref, np.ones((n, p_ref.size))]), None
     b = beta_effective(beta, G)
-    inf_g = iterate(p_ref, b, TRL_EPS, n_outer)
+    inf_g = iterate(p_ref, b, TRL_EPS, n)
     fin = np.stack(
-        [finite_group_law(StepModel(float(p), b, TRL_EPS, G), n_outer).mean for p in np.clip(p_ref, 1e-9, 1 - 1e-9)],
+        [finite_group_law(StepModel(float(p), b, TRL_EPS, G), n).mean for p in np.clip(p_ref, 1e-9, 1 - 1e-9)],
         axis=1,
     )
     return inf_g, fin
 
 
-def _group_successes(log: list, n_prompts: int, n_outer: int) -> np.ndarray:
+def _group_successes(log: list, n_prompts: int, n: int) -> np.ndarray:
     """Successes k per prompt in each outer step's groups, (M, P): the reward log's generation calls, in order."""
     k = np.zeros((len(log), n_prompts), dtype=int)
     for n, (idx, r) in enumerate(log):
         np.add.at(k[n], idx, r.astype(int))
-    return k[:n_outer]
+    return k[:n]
 
 
 def run_trl(setup: TRLSetup, run: TRLRun) -> dict:
@@ -319,11 +319,11 @@ def run_trl(setup: TRLSetup, run: TRLRun) -> dict:
     trainer.train()
     wall = time.perf_counter() - t0
     p = np.stack(cb.p)
-    theory, finite = _theory(setup.p_ref, run.beta, cfg.G, cfg.n_outer)
-    k = _group_successes(log, setup.task.n_prompts, cfg.n_outer)
+    theory, finite = _theory(setup.p_ref, run.beta, cfg.G, cfg.n)
+    k = _group_successes(log, setup.task.n_prompts, cfg.n)
     return {
         "label": run.key,
-        "trl": asdict(run) | {"G": cfg.G, "num_iterations": cfg.mu, "learning_rate": cfg.lr, "n_outer": cfg.n_outer},
+        "trl": asdict(run) | {"G": cfg.G, "num_iterations": cfg.mu, "learning_rate": cfg.lr, "n": cfg.n},
         "beta_effective": beta_effective(run.beta, cfg.G),
         "eps": TRL_EPS,
         "wall_s": wall,

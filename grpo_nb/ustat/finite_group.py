@@ -228,9 +228,9 @@ def signal_retention(p: object, G: int, eps: object) -> np.ndarray | float:
 
 @dataclass(frozen=True)
 class FiniteGroupLaw:
-    """The law of p_n for n = 0..n_steps from p_0 = p_ref: mean, standard deviation, quantiles (one row of
-    ``quantiles`` per level of ``levels``), the probability that step n's group had no signal, the expected number
-    of groups drawn at step n, and the final atoms (logits and masses)."""
+    """The law of p_k for k = 0..n (the ``n`` of :func:`finite_group_law`) from p_0 = p_ref: mean, standard deviation,
+    quantiles (one row of ``quantiles`` per level of ``levels``), the probability that step k's group had no signal,
+    the expected number of groups drawn at step k, and the final atoms (logits and masses)."""
 
     model: StepModel
     mean: np.ndarray
@@ -268,19 +268,19 @@ def _merge(z: np.ndarray, m: np.ndarray, width: float) -> tuple[np.ndarray, np.n
 
 
 def finite_group_law(
-    model: StepModel, n_steps: int, *, levels: tuple[float, ...] = (0.1, 0.5, 0.9), width: float = 1e-3
+    model: StepModel, n: int, *, levels: tuple[float, ...] = (0.1, 0.5, 0.9), width: float = 1e-3
 ) -> FiniteGroupLaw:
     """The law of p_0..p_n under the finite-group chain, without sampling (module docstring)."""
     if not isinstance(model, StepModel):
         raise ValueError(f"model={model!r} is not a StepModel")
-    n_steps = check_positive_int("n_steps", n_steps)
+    n = check_positive_int("n", n)
     if not 0 < width <= 0.1:
         raise ValueError(f"width={width!r} is out of range; valid range is 0 < width <= 0.1")
     z, m = np.array([model.a]), np.array([1.0])
     k = np.arange(model.G + 1)
     means, second, quants, empty, draws = [expit(model.a)], [expit(model.a) ** 2], [], [], []
     quants.append(_weighted_quantiles(z, m, levels))
-    for _ in range(n_steps):
+    for _ in range(n):
         p = expit(z)
         w, dropped, n_draws = _k_weights(model, p)
         raw = binom.pmf(k[None, :], model.G, p[:, None])
@@ -305,18 +305,18 @@ def finite_group_law(
     )
 
 
-def simulate_chain(model: StepModel, n_steps: int, n_chains: int, seed: int = 0) -> np.ndarray:
+def simulate_chain(model: StepModel, n: int, n_chains: int, seed: int = 0) -> np.ndarray:
     """Seeded runs of the chain itself (binomial draws, numpy ``default_rng(seed)``): p_0..p_n, shape (n+1, n_chains).
 
     Resampling redraws the groups without signal, at most ``max_draws`` groups in all, then drops the update."""
     if not isinstance(model, StepModel):
         raise ValueError(f"model={model!r} is not a StepModel")
-    n_steps, n_chains = check_positive_int("n_steps", n_steps), check_positive_int("n_chains", n_chains)
+    n, n_chains = check_positive_int("n", n), check_positive_int("n_chains", n_chains)
     rng = np.random.default_rng(check_positive_int("seed", seed, minimum=0))
     G = model.G
     z = np.full(n_chains, model.a)
     out = [expit(z)]
-    for _ in range(n_steps):
+    for _ in range(n):
         p = expit(z)
         k = rng.binomial(G, p)
         if model.no_signal == "resample":

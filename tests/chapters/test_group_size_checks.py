@@ -119,7 +119,7 @@ def test_retention_table_is_the_signal_retention() -> None:
 def test_replay_is_exact_and_fails_for_a_wrong_inner_loop() -> None:
     assert checks.replay_check((0.1, 0.6), beta=1.0, eps=1e-5, G=6, mu=15, lr=0.5, n=5, seed=3) < 1e-12
     task = make_task(np.array([0.3]), n_outcomes=2, seed=0)
-    run = algorithm1(task, beta=1.0, eps=1e-5, G=6, mu=15, lr=0.5, n_iterations=3, seed=3)
+    run = algorithm1(task, beta=1.0, eps=1e-5, G=6, mu=15, lr=0.5, n=3, seed=3)
     wrong = fg.StepModel(0.3, 1.0, 1e-5, 6, rule="inner_loop", mu=15, lr=0.25)
     z = [wrong.a]
     for k in np.rint(run.p_hat[:, 0] * 6).astype(int):
@@ -169,7 +169,7 @@ def test_the_chapter_figures_draw_from_the_results() -> None:
     p = np.geomspace(1e-3, 0.99, 20)
     maps = checks.expected_map_curves(0.2, 1.0, 1e-5, (2, 8), p)
     zv = checks.zero_variance_study(0.05, 1.0, 1e-5, 4, mu=5, lr=0.5, n=3, n_seeds=50)
-    bursts = checks.burst_statistics(1e-3, 5.0, 1e-5, (16,), n=30, n_chains=5, burn_in=5, n_shown=20)
+    bursts = checks.burst_statistics(1e-3, 5.0, 1e-5, (16,), n=30, n_chains=5, transient=5, n_shown=20)
     keep, _ = fg.expected_map_orbits(1e-3, 1e-5, np.array([5.0, 9.0]), 16, transient=50, n_keep=4)
     for fig in (
         figs.plot_chain_comparison(cmp.laws, cmp.runs, cmp.recursion),

@@ -233,7 +233,7 @@ def test_finite_group_summary() -> None:
         (lambda d, c: checks.confirm_chaos([d], n_long=0), "n_long"),
         (lambda d, c: checks.finite_group_summary(*FIG5, [1], n=30), "G"),
         (lambda d, c: checks.finite_group_summary(*FIG5, 16, n=30), "groups"),
-        (lambda d, c: checks.finite_group_summary(*FIG5, [16], n=10, burn_in=9), "burn_in"),
+        (lambda d, c: checks.finite_group_summary(*FIG5, [16], n=10, transient=9), "transient"),
         (lambda d, c: checks.finite_group_summary(*FIG5, [16], n=1), "n"),
     ],
 )

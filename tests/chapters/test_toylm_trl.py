@@ -35,7 +35,7 @@ def _pins() -> dict[str, str]:
 def _check_schema(result: dict) -> None:
     assert result["trainer"] == "trl" and result["runs"]
     for run in result["runs"].values():
-        n = run["trl"]["n_outer"]
+        n = run["trl"]["n"]
         assert len(run["outer_step_s"]) == n
         for row in run["per_prompt"]:
             assert {"prompt", "p_ref", "p_measured", "p_theory", "p_finite_group", "group_successes"} <= set(row)
@@ -190,7 +190,7 @@ def test_report_of_the_cached_run():
     assert len(table.rows) == len(result["prompts"]) and set(keys) <= set(finals)
     assert set(trl_report.prediction_gaps(result, keys[0])) == {"infinite G", "finite G"}
     facts = trl_report.beta_zero_facts(result, keys[0], 32)
-    n = result["runs"][keys[0]]["trl"]["n_outer"] * len(result["prompts"])
+    n = result["runs"][keys[0]]["trl"]["n"] * len(result["prompts"])
     counts = ("steps with a mixed group", "steps with an all-success group", "steps with no success")
     assert sum(facts[c] for c in counts) == n
 

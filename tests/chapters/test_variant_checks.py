@@ -34,14 +34,14 @@ def test_solver_agreement_passes_and_catches_a_wrong_anchor(monkeypatch) -> None
 
 
 def test_recursion_agreement_catches_an_undamped_recursion(monkeypatch) -> None:
-    ok = checks.recursion_agreement(_rng(), alphas=(0.0, 0.5), n_steps=5, n_instances=1)
+    ok = checks.recursion_agreement(_rng(), alphas=(0.0, 0.5), n=5, n_instances=1)
     assert ok.worst < 1e-10
 
     def undamped(p_ref, beta, eps, n, normalization="mean_var", alpha=1.0):
         return vmap.iterate_logit(p_ref, beta, eps, n, normalization, 1.0)
 
     monkeypatch.setattr(checks, "iterate_logit", undamped)
-    assert checks.recursion_agreement(_rng(), alphas=(0.5,), n_steps=5, n_instances=1).worst > 1e-3
+    assert checks.recursion_agreement(_rng(), alphas=(0.5,), n=5, n_instances=1).worst > 1e-3
 
 
 def test_mean_only_check_sees_one_step_and_catches_a_damped_map(monkeypatch) -> None:
@@ -70,7 +70,7 @@ def test_mirror_survey_holds_and_catches_a_map_that_stops(monkeypatch) -> None:
 
 
 def test_renyi_check_matches_theory_and_sees_the_missing_term(monkeypatch) -> None:
-    ok = checks.renyi_check(_rng(), alphas=(0.5,), n_steps=12)
+    ok = checks.renyi_check(_rng(), alphas=(0.5,), n=12)
     assert ok.from_ref_max < 1e-12 and ok.from_ref_recursion_error < 1e-12
     assert ok.corrected_error < 1e-10 and ok.uncorrected_smallest > 1e-3
     assert np.allclose(ok.decay_rates, ok.predicted_rates, rtol=0.02)
@@ -79,7 +79,7 @@ def test_renyi_check_matches_theory_and_sees_the_missing_term(monkeypatch) -> No
         return vpolicy.renyi_recursion_logit(*args, corrected=False, **kwargs)
 
     monkeypatch.setattr(checks, "renyi_recursion_logit", no_term)
-    assert checks.renyi_check(_rng(), alphas=(0.5,), n_steps=6).corrected_error > 1e-3
+    assert checks.renyi_check(_rng(), alphas=(0.5,), n=6).corrected_error > 1e-3
 
 
 def test_fixed_point_comparison_holds_and_catches_a_wrong_slope(monkeypatch) -> None:
@@ -154,7 +154,7 @@ def test_figure_functions_and_explorers_draw_without_error() -> None:
     from grpo_nb.widgets.variants import variant_explorer, variant_regime_explorer
 
     maps = {v: regime_map(P, B, 1e-5, variant=v) for v in (Variant(), Variant("mean", 0.0))}
-    renyi = checks.renyi_check(_rng(), alphas=(0.5,), n_steps=4)
+    renyi = checks.renyi_check(_rng(), alphas=(0.5,), n=4)
     for fig in (
         pv.draw_variant_orbits(1e-3, 5.0, 1e-5, 0.5, 10),
         pv.draw_variant_orbits(0.3, 1.0, 0.0, 0.0, 10),  # mirror with eps = 0: the orbit reaches logit +inf

@@ -124,7 +124,7 @@ def test_renormalised_rate_is_the_lyapunov_exponent() -> None:
 
 def test_high_precision_control_two_cycle_contracts() -> None:
     k = orbit_kind(*TWO_CYCLE_CASE)
-    res = separation_test(*TWO_CYCLE_CASE, n_pairs=2, n_steps=200, dps=60)
+    res = separation_test(*TWO_CYCLE_CASE, n_pairs=2, n=200, dps=60)
     assert np.all(res.growth_steps == -1)
     assert np.allclose(res.final_rate, k.lyapunov, rtol=1e-3)
 

@@ -136,7 +136,7 @@ def _two_answer_runs(
     """Algorithm 1 on n_seeds copies of a prompt with one correct and one wrong answer (independent groups per copy,
     one run): p_0..p_n, shape (n+1, n_seeds)."""
     task = make_task(np.full(n_seeds, p_ref), n_outcomes=2, seed=seed)
-    run = algorithm1(task, beta=beta, eps=eps, G=G, mu=mu, lr=lr, n_iterations=n, seed=seed, **options)
+    run = algorithm1(task, beta=beta, eps=eps, G=G, mu=mu, lr=lr, n=n, seed=seed, **options)
     return run.p_true
 
 
@@ -147,7 +147,7 @@ def replay_check(
     then replay each trajectory with the one-logit recursion (:func:`step_logits`, rule "inner_loop") fed the run's
     own group counts. Returns max |p_n(run) - p_n(replay)|."""
     task = make_task(np.asarray(p_ref, dtype=float), n_outcomes=2, seed=seed)
-    run = algorithm1(task, beta=beta, eps=eps, G=G, mu=mu, lr=lr, n_iterations=n, seed=seed)
+    run = algorithm1(task, beta=beta, eps=eps, G=G, mu=mu, lr=lr, n=n, seed=seed)
     worst = 0.0
     for q, p0 in enumerate(task.p_ref):
         model = StepModel(p0, beta, eps, G, rule="inner_loop", mu=mu, lr=lr)
@@ -282,10 +282,7 @@ def iterations_gap(
     p_ref = np.asarray(p_ref, dtype=float)
     task = make_task(p_ref, n_outcomes=8, seed=0)
     book = np.array(
-        [
-            algorithm1(task, beta=beta, eps=eps, G=G, mu=mu, lr=lr, n_iterations=n, seed=s).p_true[-1]
-            for s in range(book_seeds)
-        ]
+        [algorithm1(task, beta=beta, eps=eps, G=G, mu=mu, lr=lr, n=n, seed=s).p_true[-1] for s in range(book_seeds)]
     )
     many8 = (
         algorithm1(
@@ -295,7 +292,7 @@ def iterations_gap(
             G=G,
             mu=mu,
             lr=lr,
-            n_iterations=n,
+            n=n,
             seed=1,
         )
         .p_true[-1]
@@ -451,7 +448,7 @@ def burst_statistics(
     *,
     n: int,
     n_chains: int,
-    burn_in: int = 20,
+    transient: int = 20,
     seed: int = 0,
     n_shown: int = 80,
 ) -> BurstStatistics:
@@ -461,7 +458,7 @@ def burst_statistics(
     cycle = np.array(attractor(p_ref, beta, eps))
     rows, facts = [], {name: {} for name in ("at_ref", "burst", "reset", "alternating", "mean", "path")}
     for G in groups:
-        p = simulate_chain(StepModel(p_ref, beta, eps, G), n, n_chains, seed=seed + G)[burn_in:]
+        p = simulate_chain(StepModel(p_ref, beta, eps, G), n, n_chains, seed=seed + G)[transient:]
         at_ref = np.isclose(p, p_ref, rtol=1e-12, atol=0.0)
         burst = p > 0.5
         after = at_ref[1:][burst[:-1]]
