@@ -16,7 +16,7 @@ from grpo_nb.dynamics.recursions import LogitRecursion
 from grpo_nb.dynamics.regimes import Regime, regime_map
 from grpo_nb.tabular import grpo_step, solve_grpo_step
 from grpo_nb.tabular.policy import expected_reward
-from grpo_nb.variants import MIRROR, V1, Variant
+from grpo_nb.variants import MIRROR, Variant
 
 SETTINGS = settings(deadline=None, max_examples=40)
 NORMALIZATIONS = ("mean_var", "mean")
@@ -180,16 +180,19 @@ def test_variant_follows_the_protocol_and_validates() -> None:
         Variant("mean", [0.1, 0.2])
 
 
-def test_v1_variant_gives_the_same_verdicts_as_the_default() -> None:
+def test_the_papers_variant_gives_the_same_verdicts_as_the_default() -> None:
     p_ref, beta = np.geomspace(1e-4, 0.99, 12)[:, None], np.geomspace(1e-2, 30, 12)[None, :]
     for eps in (0.0, 1e-5, 1e-2):
-        default, explicit = classify_orbits(p_ref, beta, eps), classify_orbits(p_ref, beta, eps, variant=V1)
+        default, explicit = classify_orbits(p_ref, beta, eps), classify_orbits(p_ref, beta, eps, variant=Variant())
         for field in ("kind", "period", "lyapunov", "limit_logits"):
             assert np.array_equal(getattr(default, field), getattr(explicit, field), equal_nan=True)
-        fp, fv = dynamics.fixed_points_grid(p_ref, beta, eps), dynamics.fixed_points_grid(p_ref, beta, eps, variant=V1)
+        fp, fv = (
+            dynamics.fixed_points_grid(p_ref, beta, eps),
+            dynamics.fixed_points_grid(p_ref, beta, eps, variant=Variant()),
+        )
         assert np.array_equal(fp.logits, fv.logits, equal_nan=True) and np.array_equal(fp.counts, fv.counts)
         assert np.array_equal(fp.slopes, fv.slopes, equal_nan=True)
-    assert dynamics.attractor(1e-3, 5.0, 1e-5, variant=V1) == dynamics.attractor(1e-3, 5.0, 1e-5)
+    assert dynamics.attractor(1e-3, 5.0, 1e-5, variant=Variant()) == dynamics.attractor(1e-3, 5.0, 1e-5)
 
 
 @SETTINGS
