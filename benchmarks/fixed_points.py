@@ -126,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
         "fig2_explorer (draw_fig2, one curve)": lambda: wd.draw_fig2((0.1,), (1.0,), 1e-5),
         "fig3_explorer (draw_fig3, 121 x 121)": lambda: wd.draw_fig3(1e-5, 121, 121),
         "fig4_explorer (draw_fig4, one eps)": lambda: wd.draw_fig4((1e-5,)),
-        "fig5_explorer (draw_fig5, one orbit)": lambda: wd.draw_fig5(((5.0, 0.001),), 1e-5, 60),
+        "fig5_explorer (draw_fig5, one orbit)": lambda: wd.draw_fig5(((0.001, 5.0),), 1e-5, 60),
         "cobweb_explorer (draw_cobweb)": lambda: wd.draw_cobweb(0.001, 5.0, 1e-5),
         "regime_map_explorer (60 x 60 regime map)": lambda: wd.draw_regime_maps((1e-5,)),
     }

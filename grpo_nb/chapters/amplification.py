@@ -13,7 +13,7 @@ its table and the values the chapter's asserts need; the section of the chapter 
   against the fixed points' slopes, and perturbed orbits that stay (stable) or leave (unstable).
 * :func:`beta_bound_peaks` ("Fig. 4: the bound on β"): the peak of B(p*) per eps against its small-eps value
   1/(3^{3/2} sqrt(eps)).
-* :func:`orbit_table` ("Fig. 5: what the iterations do"): where the orbit from p_ref goes for each (beta, p_ref).
+* :func:`orbit_table` ("Fig. 5: what the iterations do"): where the orbit from p_ref goes for each (p_ref, beta).
 * :func:`two_cycle_report` ('The "divergent" case is a stable 2-cycle'): the "divergent" case of Fig. 5 as a
   2-cycle, with its multiplier and fixed points.
 * :func:`regime_count_table` ("A map of the regimes"): the regime maps' counts per regime.
@@ -373,14 +373,14 @@ class OrbitTable:
 
 
 def orbit_table(cases: Sequence[tuple[float, float]], eps: float, n: int = 400) -> OrbitTable:
-    """For each (beta, p_ref): orbit kind, period, Lyapunov exponent, limit set, fixed points and how many are stable
-    (section "Fig. 5: what the iterations do").
+    """For each (p_ref, beta) case: orbit kind, period, Lyapunov exponent, limit set, fixed points and how many are
+    stable (section "Fig. 5: what the iterations do").
 
     The verdict per case (``consistent``): a fixed-point verdict matches a fixed point of h to 1e-9 in logit after
     ``n`` steps, and a limit "stuck at 1" (p within 1e-9 of 1) has a logit above 100.
     """
     rows, kinds, ok = [], [], []
-    for beta, p_ref in cases:
+    for p_ref, beta in cases:
         kind = orbit_kind(p_ref, beta, eps)
         kinds.append(kind)
         limit = attractor(p_ref, beta, eps)

@@ -86,7 +86,7 @@ class SmallBetaLimit:
     limit_rate: np.ndarray
 
 
-def small_beta_limit(p_ref: float, eps: float, betas: Sequence[float], n: int = 50) -> SmallBetaLimit:
+def small_beta_limit(p_ref: float, betas: Sequence[float], eps: float, *, n: int = 50) -> SmallBetaLimit:
     """The recursion as beta -> 0, at one eps > 0 and one p_ref.
 
     The first gain is logit p_1 - logit p_ref = 1/(beta sqrt(v_ref + eps)) >= 2/(beta sqrt(1 + 4 eps)), so p_1 -> 1

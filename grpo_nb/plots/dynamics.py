@@ -60,7 +60,7 @@ def plot_map_panels(
     return fig
 
 
-def plot_condition2_region(beta: np.ndarray, p_ref: np.ndarray, holds: np.ndarray, title: str = "") -> Figure:
+def plot_condition2_region(p_ref: np.ndarray, beta: np.ndarray, holds: np.ndarray, title: str = "") -> Figure:
     """Fig. 3: where Theorem 3's hypothesis holds (blue) over (beta, p_ref); ``holds``: (len(p_ref), len(beta))."""
     fig, ax = plt.subplots(figsize=(5.2, 3.8), layout="constrained")
     cmap = ListedColormap(["#f2c6b4", "#3b6fb6"])
@@ -162,7 +162,7 @@ def plot_regime_maps(panels: Sequence[dict], title: str = "", ncols: int | None 
 
     Each panel dict has ``beta`` (1-D), ``p_ref`` (1-D), ``regime`` (len(p_ref), len(beta)) with
     :class:`grpo_nb.dynamics.regimes.Regime` codes; ``stable_elsewhere`` and ``no_stable`` boolean masks
-    (hatched / dotted), ``marks`` (list of (beta, p_ref, label) points) and ``title``.
+    (hatched / dotted), ``marks`` (list of (p_ref, beta, label) points) and ``title``.
     """
     ncols = len(panels) if ncols is None else ncols
     nrows = -(-len(panels) // ncols)
@@ -178,7 +178,7 @@ def plot_regime_maps(panels: Sequence[dict], title: str = "", ncols: int | None 
             beta, p_ref, panel["stable_elsewhere"].astype(float), levels=[0.5, 1.5], colors="none", hatches=["////"]
         )
         ax.contourf(beta, p_ref, panel["no_stable"].astype(float), levels=[0.5, 1.5], colors="none", hatches=[".."])
-        for b, p, label in panel.get("marks", []):
+        for p, b, label in panel.get("marks", []):
             ax.plot(b, p, marker="*", ms=11, color="white", mec="black")
             ax.annotate(label, (b, p), textcoords="offset points", xytext=(6, 4), fontsize=8)
         ax.set_xscale("log")

@@ -44,7 +44,7 @@ __all__ = [
 
 FIG2_P_REFS = (0.001, 0.1, 0.5, 0.9)
 FIG2_BETAS = (0.1, 1.0, 5.0, 50.0)
-FIG5_CASES = ((0.1, 0.1), (1.0, 0.1), (1.0, 0.5), (5.0, 0.1), (5.0, 0.001), (0.5, 0.9))  # (beta, p_ref)
+FIG5_CASES = ((0.1, 0.1), (0.1, 1.0), (0.5, 1.0), (0.1, 5.0), (0.001, 5.0), (0.9, 0.5))  # (p_ref, beta)
 
 
 def _p_grid(eps: float, n_grid: int = 801) -> np.ndarray:
@@ -75,7 +75,7 @@ def draw_fig3(eps: float = 1e-5, n_beta: int = 241, n_p: int = 241) -> Figure:
     beta = np.logspace(-2, 2, n_beta)
     p_ref = expit(np.linspace(0.0, logit(1 - 1e-7), n_p + 1)[1:])
     holds = theorem3_condition(p_ref[:, None], beta[None, :], eps)
-    return plot_condition2_region(beta, p_ref, holds, rf"Theorem 3's condition (2), $\varepsilon$ = {eps:g}")
+    return plot_condition2_region(p_ref, beta, holds, rf"Theorem 3's condition (2), $\varepsilon$ = {eps:g}")
 
 
 def draw_fig4(eps_values: Sequence[float] = (1e-5, 1e-3, 1e-1), n_grid: int = 2001) -> Figure:
@@ -86,11 +86,11 @@ def draw_fig4(eps_values: Sequence[float] = (1e-5, 1e-3, 1e-1), n_grid: int = 20
 
 
 def draw_fig5(cases: Sequence[tuple[float, float]] = FIG5_CASES, eps: float = 1e-5, n: int = 60) -> Figure:
-    """Fig. 5: the iterations p_n = h(p_{n-1}) from p_0 = p_ref, for several (beta, p_ref)."""
-    beta = np.array([c[0] for c in cases])
-    p_ref = np.array([c[1] for c in cases])
+    """Fig. 5: the iterations p_n = h(p_{n-1}) from p_0 = p_ref, for several (p_ref, beta)."""
+    p_ref = np.array([c[0] for c in cases])
+    beta = np.array([c[1] for c in cases])
     z = iterate_logit(p_ref, beta, eps, n)
-    labels = [rf"$\beta$ = {b:g}, $p_{{ref}}$ = {p:g}" for b, p in cases]
+    labels = [rf"$\beta$ = {b:g}, $p_{{ref}}$ = {p:g}" for p, b in cases]
     return plot_iterations(expit(z), z, labels, rf"Iterations of Eq. (8), $\varepsilon$ = {eps:g}")
 
 
@@ -126,7 +126,8 @@ def draw_cobweb(p_ref: float = 0.001, beta: float = 5.0, eps: float = 1e-5, n: i
 
 
 def regime_panel(rmap: RegimeMap, title: str, marks: Sequence[tuple[float, float, str]] = ()) -> dict:
-    """Turn a :class:`RegimeMap` computed on an outer (p_ref column, beta row) grid into a plot panel."""
+    """Turn a :class:`RegimeMap` computed on an outer (p_ref column, beta row) grid into a plot panel; ``marks``:
+    (p_ref, beta, label) points."""
     return {
         "beta": rmap.beta[0],
         "p_ref": rmap.p_ref[:, 0],
@@ -139,7 +140,7 @@ def regime_panel(rmap: RegimeMap, title: str, marks: Sequence[tuple[float, float
 
 
 def draw_regime_maps(
-    eps_values: Sequence[float] = (1e-5, 1e-2), n_beta: int = 60, n_p: int = 60, marks=((5.0, 0.001, "Fig. 5"),)
+    eps_values: Sequence[float] = (1e-5, 1e-2), n_beta: int = 60, n_p: int = 60, marks=((0.001, 5.0, "Fig. 5"),)
 ) -> Figure:
     """The regime map over (beta, p_ref) for each eps (coarse default grid, for the explorer)."""
     p_ref, beta = regime_grid(n_beta, n_p)

@@ -183,7 +183,7 @@ def _expected_logit_map(z: np.ndarray, a: float, beta: np.ndarray, eps: float, G
 
 
 def expected_map_orbits(
-    p_ref: float, eps: float, betas: object, G: int, *, transient: int = 1500, n_keep: int = 64, tol: float = 1e-7
+    p_ref: float, betas: object, eps: float, *, G: int, transient: int = 1500, n_keep: int = 64, tol: float = 1e-7
 ) -> tuple[np.ndarray, np.ndarray]:
     """The orbit of the exact expected map H_G (the maximiser, groups kept) from p_ref for every beta, iterated as a
     deterministic map: its last n_keep values, shape (beta, n_keep), and its period (smallest k <= n_keep/2 with

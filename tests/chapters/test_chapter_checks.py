@@ -53,7 +53,7 @@ def test_condition2_region_and_orbit_table():
     p = expit(np.linspace(0.0, logit(1 - 1e-9), 121))[1:]
     region = amp.condition2_failure_region(p, beta, [1e-5, 1e-2]).by_eps
     assert region[1e-5].n_failing > 0 and region[1e-2].n_failing == 0 and region[1e-2].beta_range is None
-    orbits = amp.orbit_table([(5.0, 0.001), (1.0, 0.5)], 1e-5)
+    orbits = amp.orbit_table([(0.001, 5.0), (0.5, 1.0)], 1e-5)
     assert all(orbits.consistent) and orbits.table.column("orbit") == ["cycle", "fixed_point"]
     assert [k.kind for k in orbits.kinds] == ["cycle", "fixed_point"]
 

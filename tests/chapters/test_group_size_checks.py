@@ -170,7 +170,7 @@ def test_the_chapter_figures_draw_from_the_results() -> None:
     maps = checks.expected_map_curves(0.2, 1.0, 1e-5, (2, 8), p)
     zv = checks.zero_variance_study(0.05, 1.0, 1e-5, 4, mu=5, lr=0.5, n=3, n_seeds=50)
     bursts = checks.burst_statistics(1e-3, 5.0, 1e-5, (16,), n=30, n_chains=5, transient=5, n_shown=20)
-    keep, _ = fg.expected_map_orbits(1e-3, 1e-5, np.array([5.0, 9.0]), 16, transient=50, n_keep=4)
+    keep, _ = fg.expected_map_orbits(1e-3, np.array([5.0, 9.0]), 1e-5, G=16, transient=50, n_keep=4)
     for fig in (
         figs.plot_chain_comparison(cmp.laws, cmp.runs, cmp.recursion),
         figs.plot_expected_maps(p, maps, {"G = 2": fg.signal_retention(p, 2, 1e-5)}),

@@ -70,11 +70,11 @@ def test_practical_betas_saturate_every_prompt():
 
 
 def test_small_beta_limit_and_its_bad_input():
-    lim = pb.small_beta_limit(0.3, 1e-5, [1e-1, 1e-2, 1e-3])
+    lim = pb.small_beta_limit(0.3, [1e-1, 1e-2, 1e-3], 1e-5)
     assert lim.first_gain_ok and np.allclose(lim.limit_rate, 1 / np.sqrt(1e-5), rtol=1e-3)
     assert np.allclose(lim.first_gain_rate, 1 / np.sqrt(0.21 + 1e-5))
     with pytest.raises(ValueError, match="eps"):
-        pb.small_beta_limit(0.3, 0.0, [0.1])
+        pb.small_beta_limit(0.3, [0.1], 0.0)
 
 
 def test_k3_gradient_is_the_reverse_kl_gradient_and_the_ratio_fixes_it():
@@ -90,5 +90,5 @@ def test_k3_gradient_is_the_reverse_kl_gradient_and_the_ratio_fixes_it():
 def test_negative_checks_of_the_beta_sections():
     _, maps = pb.practice_regime_table([1e-3], [5.0], [1e-5])  # beta = 5 is no practical beta: the orbit cycles
     assert maps[1e-5].regime[0, 0] == Regime.CYCLE
-    lim = pb.small_beta_limit(0.3, 1e-5, [1e-1, 1e-2])
+    lim = pb.small_beta_limit(0.3, [1e-1, 1e-2], 1e-5)
     assert not (lim.first_gain_rate >= 4 / np.sqrt(1 + 4e-5)).any()  # a first gain of 4/beta is not guaranteed

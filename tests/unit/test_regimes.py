@@ -170,7 +170,7 @@ def test_figure_functions_draw_without_error() -> None:
         wd.draw_fig2((0.3,), (2.0,), 0.0),
         wd.draw_fig3(1e-5, 21, 21),
         wd.draw_fig4((1e-5,)),
-        wd.draw_fig5(((5.0, 0.001),), 1e-5, 10),
+        wd.draw_fig5(((0.001, 5.0),), 1e-5, 10),
         wd.draw_cobweb(0.001, 5.0, 1e-5, 20),
         wd.draw_regime_maps((1e-5,), 8, 8),
     ):

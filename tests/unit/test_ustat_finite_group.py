@@ -142,20 +142,20 @@ def test_other_functions_reject_bad_input() -> None:
     with pytest.raises(ValueError, match="not a StepModel"):
         fg.finite_group_law("model", 3)
     with pytest.raises(ValueError, match="beta=-1.0"):
-        fg.expected_map_orbits(1e-3, 1e-5, np.array([1.0, -1.0]), 16)
+        fg.expected_map_orbits(1e-3, np.array([1.0, -1.0]), 1e-5, G=16)
     with pytest.raises(ValueError, match="p_ref=1.0"):
-        fg.expected_map_orbits(1.0, 1e-5, np.array([1.0]), 16)
+        fg.expected_map_orbits(1.0, np.array([1.0]), 1e-5, G=16)
     with pytest.raises(ValueError, match="G=1"):
-        fg.expected_map_orbits(1e-3, 1e-5, np.array([1.0]), 1)
+        fg.expected_map_orbits(1e-3, np.array([1.0]), 1e-5, G=1)
     with pytest.raises(ValueError, match="n_keep=1"):
-        fg.expected_map_orbits(1e-3, 1e-5, np.array([1.0]), 16, n_keep=1)
+        fg.expected_map_orbits(1e-3, np.array([1.0]), 1e-5, G=16, n_keep=1)
 
 
 def test_expected_map_orbits_follow_the_expected_map_and_find_its_2_cycle() -> None:
     """The orbit is the expected map iterated (maximiser, groups kept), not h; where h has a fixed point (beta 8 and
     12 from p_ref = 1e-3) the expected map of groups of 16 alternates."""
     betas = np.array([8.0, 12.0])
-    keep, per = fg.expected_map_orbits(1e-3, 1e-5, betas, 16, transient=800, n_keep=16)
+    keep, per = fg.expected_map_orbits(1e-3, betas, 1e-5, G=16, transient=800, n_keep=16)
     assert np.all(per == 2)
     for b, beta in enumerate(betas):
         step = fg.expected_map(fg.StepModel(1e-3, beta, 1e-5, 16), keep[b, :-1])
