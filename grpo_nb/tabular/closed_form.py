@@ -29,7 +29,7 @@ from grpo_nb.validation import (
     check_positive_int,
     check_scalar,
 )
-from grpo_nb.weights import centred_advantage, stabilised_advantage
+from grpo_nb.weights import mean_only_advantage, stabilised_advantage
 
 __all__ = [
     "check_step_inputs",
@@ -73,7 +73,7 @@ def check_step_inputs(
 
 def _scores(reward: np.ndarray, p_prev: float, eps: float, normalization: str = "mean_var") -> np.ndarray:
     if normalization == "mean":
-        return np.asarray(centred_advantage(reward, p_prev))
+        return np.asarray(mean_only_advantage(reward, p_prev))
     return np.asarray(stabilised_advantage(reward, p_prev, eps))
 
 

@@ -16,7 +16,7 @@ from scipy.special import logsumexp
 
 from grpo_nb.clipping import clipped_term
 from grpo_nb.validation import check_beta, check_eps, check_normalization
-from grpo_nb.weights import centred_advantage, omega_minus, omega_plus, stabilised_advantage
+from grpo_nb.weights import mean_only_advantage, omega_minus, omega_plus, stabilised_advantage
 
 __all__ = ["contrastive_decomposition_gap", "expected_reward", "gibbs_log_policy", "total_variation"]
 
@@ -58,7 +58,7 @@ def gibbs_log_policy(
     p = np.asarray(p_prev, dtype=float)[..., None]
     if check_normalization(normalization) == "mean":
         check_eps(eps)
-        advantage = centred_advantage(reward, p)
+        advantage = mean_only_advantage(reward, p)
     else:
         advantage = stabilised_advantage(reward, p, eps)
     with np.errstate(divide="ignore"):

@@ -376,16 +376,16 @@ def test_expected_reward_of_the_mean_only_step_is_the_logit_shift() -> None:
 
 def test_centred_advantage_and_the_new_validators() -> None:
     from grpo_nb.validation import check_alpha, check_normalization
-    from grpo_nb.weights import centred_advantage
+    from grpo_nb.weights import mean_only_advantage
 
     r = np.array([[1.0, 0.0, 1.0, 1.0], [0.0, 0.0, 0.0, 0.0]])
     p = r.mean(axis=1, keepdims=True)
-    assert np.array_equal(centred_advantage(r, p), r - p)
-    assert centred_advantage(0, 0.0) == 0.0 and centred_advantage(1, 1.0) == 0.0  # defined at p = 0 and 1
+    assert np.array_equal(mean_only_advantage(r, p), r - p)
+    assert mean_only_advantage(0, 0.0) == 0.0 and mean_only_advantage(1, 1.0) == 0.0  # defined at p = 0 and 1
     with pytest.raises(ValueError, match="reward contains 0.5"):
-        centred_advantage([0.5], 0.5)
+        mean_only_advantage([0.5], 0.5)
     with pytest.raises(ValueError, match="p=1.5"):
-        centred_advantage([1.0], 1.5)
+        mean_only_advantage([1.0], 1.5)
     assert np.array_equal(check_alpha([0.0, 1.0]), [0.0, 1.0]) and check_normalization("mean") == "mean"
     with pytest.raises(ValueError, match=r"alpha=-0\.5 is out of range; valid range is 0 <= alpha <= 1"):
         check_alpha([0.5, -0.5])
