@@ -76,8 +76,8 @@ def main(argv: list[str] | None = None) -> dict:
 
     rows = prompts[torch.arange(args.rows, device=device) % task.n_prompts]
     naive_rows = rows[: args.naive_rows]
-    t_batched = _timed(lambda: sample(model, rows, out_len, gen), device, args.repeats)
-    t_naive = _timed(lambda: sample_naive(model, naive_rows, out_len, gen), device, args.repeats)
+    t_batched = _timed(lambda: sample(model, rows, out_len, generator=gen), device, args.repeats)
+    t_naive = _timed(lambda: sample_naive(model, naive_rows, out_len, generator=gen), device, args.repeats)
     tps_batched = args.rows * out_len / t_batched
     tps_naive = args.naive_rows * out_len / t_naive
 

@@ -84,7 +84,7 @@ class Theorem3Survey:
     escaped_share_eps0: float
 
 
-def theorem3_survey(p_ref: np.ndarray, beta: np.ndarray, eps_values: Sequence[float], n: int = 30) -> Theorem3Survey:
+def theorem3_survey(p_ref: np.ndarray, beta: np.ndarray, eps_values: Sequence[float], *, n: int = 30) -> Theorem3Survey:
     """Theorem 3 in logit form on the broadcast (p_ref, beta) grid, for each eps (section "Amplification (Theorem 3)").
 
     The gap min_{p*} logit p* - logit p_ref (NaN where h has no fixed point) against its margin
@@ -102,7 +102,7 @@ def theorem3_survey(p_ref: np.ndarray, beta: np.ndarray, eps_values: Sequence[fl
         reaches.append(bool((gap[has] >= bound[has] * (1 - 1e-9)).all()))
         fails = ~theorem3_condition(p_ref, beta, eps)
         with np.errstate(over="ignore"):  # with eps = 0 some orbits run off to logit +inf (p = 1)
-            z = iterate_logit(p_ref, beta, eps, n)
+            z = iterate_logit(p_ref, beta, eps, n=n)
         orbit_gap = z[1:] - logit(p_ref)
         positive.append(bool((orbit_gap > 0).all()))
         if eps == 0:
@@ -186,6 +186,7 @@ class ExponentFit:
 def condition2_small_beta_growth(
     eps_values: Sequence[float],
     claimed: Sequence[float],
+    *,
     beta: np.ndarray | None = None,
     rtol: float = 1e-6,
 ) -> ExponentFit:
@@ -313,7 +314,7 @@ def theorem4_stability_check(
     sel = has & (np.abs(grid.logits) < 50) & (np.abs(np.abs(fd) - 1) > 0.05)
     i, j, k = np.nonzero(sel)
     z_sel, slope = grid.logits[i, j, k], fd[i, j, k]
-    z = logit_map_power(z_sel + delta, a[i, j, k], b[i, j, k], eps, n)
+    z = logit_map_power(z_sel + delta, a[i, j, k], b[i, j, k], eps, n=n)
     stable = np.abs(slope) < 1
     moved = {
         "stable": Perturbed(int(stable.sum()), int(np.sum(stable & (np.abs(z - z_sel) < delta / 10)))),
@@ -385,7 +386,7 @@ def orbit_table(cases: Sequence[tuple[float, float]], eps: float, n: int = 400) 
         kinds.append(kind)
         limit = attractor(p_ref, beta, eps)
         fps = fixed_points(p_ref, beta, eps)
-        z_end = float(iterate_logit(p_ref, beta, eps, n)[-1])
+        z_end = float(iterate_logit(p_ref, beta, eps, n=n)[-1])
         near_one = max(limit) >= 1 - 1e-9
         matched = (
             kind.kind != "fixed_point" or min(abs(fp.logit - z_end) / max(1.0, abs(fp.logit)) for fp in fps) < 1e-9
@@ -415,7 +416,7 @@ class TwoCycle:
     shrink: np.ndarray
 
 
-def two_cycle_report(p_ref: float, beta: float, eps: float, n: int = 2000) -> TwoCycle:
+def two_cycle_report(p_ref: float, beta: float, eps: float, *, n: int = 2000) -> TwoCycle:
     """The 2-cycle that the orbit from p_ref settles on (section 'The "divergent" case is a stable 2-cycle'): its
     points (attractor), how well g swaps them (max |g(z1) - z2|, |g(z2) - z1|), its multiplier, h's fixed points, the
     orbit's logits over ``n`` steps, and the ratios by which the distance to the cycle shrinks every two steps (steps
@@ -428,7 +429,7 @@ def two_cycle_report(p_ref: float, beta: float, eps: float, n: int = 2000) -> Tw
     a = logit(p_ref)
     swap = max(abs(float(logit_map(z1, a, beta, eps)) - z2), abs(float(logit_map(z2, a, beta, eps)) - z1))
     multiplier = float(logit_map_slope(z1, beta, eps) * logit_map_slope(z2, beta, eps))
-    z = iterate_logit(p_ref, beta, eps, n)
+    z = iterate_logit(p_ref, beta, eps, n=n)
     dist = np.abs(z[0:200:2] - z[-1 - (len(z) - 1) % 2])
     fps = fixed_points(p_ref, beta, eps)
     rows = [

@@ -121,7 +121,7 @@ def make_probe(beta: float = 0.0, seed: int = 0, **overrides) -> Probe:
     return Probe(trainer, inputs, log[-1][1].reshape(-1, g), logp)
 
 
-def aggregate(per_token: np.ndarray, mask: np.ndarray, loss_type: str, max_len: int) -> float:
+def aggregate(per_token: np.ndarray, mask: np.ndarray, loss_type: str, *, max_len: int) -> float:
     """The book's statement of TRL's loss aggregation, per ``loss_type``, of a (B, T) per-token loss:
 
     grpo: mean over completions of their own token mean; bnpo: sum over tokens / number of tokens; dr_grpo:
@@ -155,7 +155,9 @@ BOOK_ADVANTAGES: dict[str, Callable[[np.ndarray], np.ndarray]] = {
 }
 
 
-def book_kl(logp: torch.Tensor, logp_ref: torch.Tensor, log_ratio: torch.Tensor, bias_correction: bool) -> np.ndarray:
+def book_kl(
+    logp: torch.Tensor, logp_ref: torch.Tensor, log_ratio: torch.Tensor, *, bias_correction: bool
+) -> np.ndarray:
     """The book's per-token KL term of TRL's loss: Schulman's k3, exp(d) - d - 1 with d = log pi_ref - log pi_theta
     (:func:`grpo_nb.toylm.grpo.k3_kl`), times the importance ratio pi_theta/pi_old = exp(``log_ratio``) when
     ``use_bias_correction_kl`` (``bias_correction``) is on; without the flag the KL term carries no ratio."""
@@ -240,7 +242,7 @@ def kl_check(probe: Probe, *, bias_correction: bool = False, seed: int = 0) -> f
         advantages=torch.zeros(probe.logp.shape[0], device=probe.logp.device),
     )
     mask = _np(probe.inputs["completion_mask"])
-    per_token = book_kl(probe.logp, probe.logp + d, u, bias_correction)
+    per_token = book_kl(probe.logp, probe.logp + d, u, bias_correction=bias_correction)
     book = float((per_token * mask).sum() / mask.sum())
     return abs(probe.logged("kl") - book)
 
@@ -260,7 +262,7 @@ def loss_type_check(probe: Probe, loss_type: str, seed: int = 0) -> float:
     loss = probe.loss(
         advantages=adv, completion_mask=mask, old_per_token_logps=probe.logp, num_items_in_batch=mask.sum()
     )
-    book = aggregate(-_np(adv)[:, None] * np.ones((b, t)), _np(mask), loss_type, t)
+    book = aggregate(-_np(adv)[:, None] * np.ones((b, t)), _np(mask), loss_type, max_len=t)
     return abs(loss - book)
 
 
@@ -282,7 +284,7 @@ def clip_check(probe: Probe, clip_eps: float, clip_eps_high: float | None = None
     loss = probe.loss(advantages=adv, old_per_token_logps=probe.logp - u)
     x, a = np.exp(_np(u)), np.broadcast_to(_np(adv)[:, None], (b, t))
     f = book_clipped_term(x, a, clip_eps, clip_eps_high=trainer.epsilon_high)
-    return abs(loss - aggregate(-f, _np(probe.inputs["completion_mask"]), "bnpo", t))
+    return abs(loss - aggregate(-f, _np(probe.inputs["completion_mask"]), "bnpo", max_len=t))
 
 
 def sequence_ratio_check(probe: Probe, level: str = "sequence") -> float:
@@ -303,7 +305,7 @@ def sequence_ratio_check(probe: Probe, level: str = "sequence") -> float:
     loss = probe.loss(advantages=adv, old_per_token_logps=probe.logp - u)
     mask = _np(probe.inputs["completion_mask"])
     lr = book_log_ratio(_np(u), mask, level)
-    return abs(loss - aggregate(-np.exp(lr) * _np(adv)[:, None], mask, "bnpo", t))
+    return abs(loss - aggregate(-np.exp(lr) * _np(adv)[:, None], mask, "bnpo", max_len=t))
 
 
 @dataclass(frozen=True)
@@ -315,7 +317,7 @@ class MuCheck:
     clipped: float
 
 
-def mu_check(mu: int, n_steps: int = 3, lr: float = 3e-2, seed: int = 0) -> MuCheck:
+def mu_check(mu: int, n_steps: int = 3, lr: float = 3e-2, *, seed: int = 0) -> MuCheck:
     """``n_steps`` real training steps with TRL's ``num_iterations`` = ``mu``, a large learning rate and clip range
     0.01: whether TRL stored old log-probabilities (it does not at mu = 1: the ratio is then
     pi_theta/pi_theta.detach() = 1), and the largest share of clipped tokens TRL logged. ``seed`` seeds TRL's trainer

@@ -118,7 +118,7 @@ def period_runs(diagram: BifurcationDiagram) -> list[PeriodRun]:
     return runs
 
 
-def critical_orbit_logit(p_ref: object, beta: object, eps: object, n: int) -> np.ndarray:
+def critical_orbit_logit(p_ref: object, beta: object, eps: object, *, n: int) -> np.ndarray:
     """g^n(0): the n-th iterate of the critical point z = 0 (p = 1/2) of the logit map, vectorised over beta."""
     p_ref, eps = _p_ref_eps(p_ref, eps)
     beta = check_beta(beta)
@@ -127,7 +127,7 @@ def critical_orbit_logit(p_ref: object, beta: object, eps: object, n: int) -> np
 
 
 def _critical(a: float, beta: np.ndarray | float, eps: float, n: int) -> np.ndarray:
-    return logit_map_power(np.zeros(np.shape(beta)), a, beta, eps, n)
+    return logit_map_power(np.zeros(np.shape(beta)), a, beta, eps, n=n)
 
 
 def _first_sign_change(f, grid: np.ndarray) -> tuple[float, float] | None:
@@ -185,12 +185,12 @@ def _cycle(a: float, beta: float, eps: float, period: int, z_near: float) -> tup
     z_near overshoots: near a superstable cycle the slope of g^n varies on a tiny scale) and refined by Brent.
     """
     grid = z_near + np.linspace(-0.25, 0.25, 1001) * (1.0 + abs(z_near))
-    vals = logit_map_power(grid, a, beta, eps, period) - grid
+    vals = logit_map_power(grid, a, beta, eps, n=period) - grid
     change = np.flatnonzero(np.sign(vals[1:]) != np.sign(vals[:-1]))
     if change.size == 0:
         raise RuntimeError(f"no {period}-cycle near z={z_near} at beta={beta}")
     c = change[np.argmin(np.abs(grid[change] - z_near))]
-    z = brentq(lambda x: float(logit_map_power(x, a, beta, eps, period)) - x, grid[c], grid[c + 1], xtol=1e-15)
+    z = brentq(lambda x: float(logit_map_power(x, a, beta, eps, n=period)) - x, grid[c], grid[c + 1], xtol=1e-15)
     cycle = np.empty(period)
     cycle[0] = z
     for i in range(1, period):
@@ -282,7 +282,7 @@ def accumulation_point(betas: object) -> float:
 
 
 def finite_group_orbit(
-    p_ref: object, beta: object, eps: object, G: int, n: int, *, seed: int = 0
+    p_ref: object, beta: object, eps: object, *, G: int, n: int, seed: int = 0
 ) -> tuple[np.ndarray, np.ndarray]:
     """Eq. (8) with sampling noise: p_n = h(K_n / G), K_n ~ Binomial(G, p_{n-1}), p_0 = p_ref.
 

@@ -64,7 +64,7 @@ def _context(dps: int) -> mpmath.ctx_mp.MPContext:
     return ctx
 
 
-def mp_logit_orbit(p_ref: object, beta: object, eps: object, n: int, *, dps: int = 60) -> list:
+def mp_logit_orbit(p_ref: object, beta: object, eps: object, *, n: int, dps: int = 60) -> list:
     """Logits z_0..z_n of Eq. (8) from z_0 = logit p_ref, computed with ``dps`` digits (mpmath mpf values)."""
     p_ref, beta, eps = _params(p_ref, beta, eps)
     n = check_positive_int("n", n, minimum=0)
@@ -160,7 +160,7 @@ def separation_test(
     if ctx.mpf(delta0) < ctx.mpf(10) ** (10 - dps):
         raise ValueError(f"delta0={delta0!r} is below the working precision 1e-{dps - 10}; valid: raise dps")
     g = _MpMap(ctx, p_ref, beta, eps)
-    starts = iterate_logit(p_ref, beta, eps, transient + spacing * (n_pairs - 1))[transient::spacing]
+    starts = iterate_logit(p_ref, beta, eps, n=transient + spacing * (n_pairs - 1))[transient::spacing]
     log_sep = np.empty((n_pairs, n + 1))
     predicted = np.empty((n_pairs, n + 1))
     log_d0 = float(ctx.log(ctx.mpf(delta0)))
@@ -210,7 +210,7 @@ def renormalised_separation_rate(
     if ctx.mpf(delta0) < ctx.mpf(10) ** (10 - dps):
         raise ValueError(f"delta0={delta0!r} is below the working precision 1e-{dps - 10}; valid: raise dps")
     g = _MpMap(ctx, p_ref, beta, eps)
-    x = ctx.mpf(float(iterate_logit(p_ref, beta, eps, transient)[-1]))
+    x = ctx.mpf(float(iterate_logit(p_ref, beta, eps, n=transient)[-1]))
     d0 = ctx.mpf(delta0)
     y = x + d0
     total = ctx.mpf(0)

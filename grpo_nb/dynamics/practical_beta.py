@@ -63,7 +63,7 @@ def practice_regime_table(
         rm = regime_map(p, b, float(check_eps(eps)))
         maps[eps] = rm
         with np.errstate(over="ignore"):
-            z = iterate_logit(p, b, eps, 1)
+            z = iterate_logit(p, b, eps, n=1)
         for i, j in np.ndindex(rm.regime.shape):
             v1 = np.exp(-abs(z[1, i, j])) / (1 + np.exp(-abs(z[1, i, j]))) ** 2
             limit = rm.limit_logit[i, j]
@@ -100,7 +100,7 @@ def small_beta_limit(p_ref: float, betas: Sequence[float], eps: float, *, n: int
     if not eps > 0:
         raise ValueError(f"eps={eps!r} is out of range; valid range is eps > 0 (with eps = 0 the orbit escapes to 1)")
     b = check_beta(np.asarray(betas, dtype=float))
-    z = iterate_logit(p_ref, b, eps, n)
+    z = iterate_logit(p_ref, b, eps, n=n)
     gain = z[1] - z[0]
     bound = 2.0 / (b * np.sqrt(1 + 4 * eps))
     rate = b * (z[-1] - logit(p_ref))

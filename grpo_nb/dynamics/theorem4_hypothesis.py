@@ -33,7 +33,7 @@ from grpo_nb.validation import check_map_params, check_positive_int
 __all__ = ["Theorem4Hypothesis", "contraction_on_ball", "hypothesis_table", "theorem4_hypothesis_grid"]
 
 
-def contraction_on_ball(p_star: float, p_ref: float, beta: float, eps: float, n_grid: int = 2001) -> float:
+def contraction_on_ball(p_star: float, p_ref: float, beta: float, eps: float, *, n_grid: int = 2001) -> float:
     """max |h'(p)| over the closed ball of radius |p* - p_ref| around p*, clipped to [0, 1] (``n_grid`` sample points
     including both ends and p_ref itself). Below 1 exactly when Theorem 4's hypothesis can hold for this p*."""
     d = abs(p_star - p_ref)
@@ -83,7 +83,7 @@ def theorem4_hypothesis_grid(
     p_ref, beta, eps_arr = check_map_params(p_ref, beta, eps, broadcast=True)
     n = check_positive_int("n", n)
     eps = float(eps_arr.flat[0])
-    condition = condition or (lambda ps, pr, b, e: contraction_on_ball(ps, pr, b, e, n_ball))
+    condition = condition or (lambda ps, pr, b, e: contraction_on_ball(ps, pr, b, e, n_grid=n_ball))
     grid = fixed_points_grid(p_ref, beta, eps)
     has = ~np.isnan(grid.logits)
     a = logit(p_ref)
@@ -93,7 +93,7 @@ def theorem4_hypothesis_grid(
         contraction[idx] = condition(float(expit(grid.logits[idx])), float(p_ref[idx[:-1]]), float(beta[idx[:-1]]), eps)
     with np.errstate(invalid="ignore"):
         holds = has & grid.stable & (contraction < 1)
-    z = iterate_logit(p_ref, beta, eps, n)
+    z = iterate_logit(p_ref, beta, eps, n=n)
     banach_ok = True
     steps = np.arange(n + 1)
     for idx in zip(*np.nonzero(holds), strict=True):

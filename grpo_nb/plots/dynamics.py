@@ -60,7 +60,7 @@ def plot_map_panels(
     return fig
 
 
-def plot_condition2_region(p_ref: np.ndarray, beta: np.ndarray, holds: np.ndarray, title: str = "") -> Figure:
+def plot_condition2_region(p_ref: np.ndarray, beta: np.ndarray, holds: np.ndarray, *, title: str = "") -> Figure:
     """Fig. 3: where Theorem 3's hypothesis holds (blue) over (beta, p_ref); ``holds``: (len(p_ref), len(beta))."""
     fig, ax = plt.subplots(figsize=(5.2, 3.8), layout="constrained")
     cmap = ListedColormap(["#f2c6b4", "#3b6fb6"])
@@ -92,7 +92,7 @@ def plot_beta_bound(p_star: np.ndarray, bounds: Sequence[tuple[str, np.ndarray]]
     return fig
 
 
-def plot_iterations(orbits: np.ndarray, logits: np.ndarray, labels: Sequence[str], title: str = "") -> Figure:
+def plot_iterations(orbits: np.ndarray, logits: np.ndarray, labels: Sequence[str], *, title: str = "") -> Figure:
     """Fig. 5: p_n against n (left) and logit p_n against n (right, symlog), one line per (beta, p_ref)."""
     fig, (ax_p, ax_z) = plt.subplots(1, 2, figsize=(10, 3.6), layout="constrained")
     n = np.arange(orbits.shape[0])
@@ -115,8 +115,8 @@ def plot_cobweb(
     x: np.ndarray,
     gx: np.ndarray,
     orbit: np.ndarray,
-    fixed_points: Sequence[tuple[float, bool]],
     *,
+    fixed_points: Sequence[tuple[float, bool]],
     ax: plt.Axes | None = None,
     xlabel: str = "p",
     title: str = "",

@@ -59,7 +59,7 @@ def _sup_abs_slope(p_star: float, r: float, p_ref: float, beta: float, eps: floa
     return float(np.max(np.abs(h_prime(x, p_ref, beta, eps))))
 
 
-def local_contraction(p_ref: float, beta: float, eps: float, n: int = 60) -> list[ContractionInterval]:
+def local_contraction(p_ref: float, beta: float, eps: float, *, n: int = 60) -> list[ContractionInterval]:
     """One :class:`ContractionInterval` per stable fixed point (|h'(p*)| < 1) at least 1e-9 from 0 and 1."""
     p_ref_f, beta_f, eps_f = float(check_p_ref(p_ref)), float(check_beta(beta)), float(check_eps(eps))
     n = check_positive_int("n", n)
@@ -102,7 +102,9 @@ def local_contraction(p_ref: float, beta: float, eps: float, n: int = 60) -> lis
     return out
 
 
-def theorem6_local_contraction(p_ref: float, beta: float, eps: float, claimed_k: float | None = None) -> list[Identity]:
+def theorem6_local_contraction(
+    p_ref: float, beta: float, eps: float, *, claimed_k: float | None = None
+) -> list[Identity]:
     """Theorem 6 at each stable fixed point: sup_I |h'| <= k < 1 and every step from I shrinks |x - p*| by <= k.
 
     ``claimed_k`` replaces the constant k = (1 + |h'(p*)|)/2 in the checks (a value below |h'(p*)| claims a
@@ -126,7 +128,7 @@ def theorem6_local_contraction(p_ref: float, beta: float, eps: float, claimed_k:
     return out
 
 
-def theorem4_local_convergence(p_ref: float, beta: float, eps: float, n: int = 400, tol: float = 1e-9) -> Identity:
+def theorem4_local_convergence(p_ref: float, beta: float, eps: float, *, n: int = 400, tol: float = 1e-9) -> Identity:
     """Theorem 4: if the orbit from p_ref (Eq. 8) is in or enters a contraction interval I of a stable p*,
     it converges to p* (|p_n - p*| <= tol after ``n`` steps). Fails when no stable fixed point's interval is
     reached, which happens (e.g. a cycle): the theorem is local."""

@@ -76,8 +76,12 @@ def whitened_advantage(
     c = claims(given, {"success": sp.sqrt((1 - P) / P), "failure": -sp.sqrt(P / (1 - P))})
     mean, var = ex.reward_mean(), ex.reward_variance()
     return [
-        check_on_open_unit("A(r=1) = sqrt((1-p)/p)", ex.advantage(1, mean, var, 0), c["success"], P, claim="success"),
-        check_on_open_unit("A(r=0) = -sqrt(p/(1-p))", ex.advantage(0, mean, var, 0), c["failure"], P, claim="failure"),
+        check_on_open_unit(
+            "A(r=1) = sqrt((1-p)/p)", ex.advantage(1, mean, var, eps=0), c["success"], p=P, claim="success"
+        ),
+        check_on_open_unit(
+            "A(r=0) = -sqrt(p/(1-p))", ex.advantage(0, mean, var, eps=0), c["failure"], p=P, claim="failure"
+        ),
     ]
 
 
@@ -145,13 +149,13 @@ def eq3_printed_vs_eq4(claimed: Claimed = None) -> list[Identity]:
         differ,
         check_equal("Eq. 3 printed = Eq. 4 at eps = 0", printed.subs(EPS, 0), derived.subs(EPS, 0)),
         check_on_open_unit(
-            "Eq. 4 to first order in eps", series_in, w0 + c["first_order_inside"], P, claim="first_order_inside"
+            "Eq. 4 to first order in eps", series_in, w0 + c["first_order_inside"], p=P, claim="first_order_inside"
         ),
         check_on_open_unit(
             "Eq. 3 printed to first order in eps",
             series_out,
             w0 + c["first_order_outside"],
-            P,
+            p=P,
             claim="first_order_outside",
         ),
         check_equal("Eq. 4 at p = 0", derived.subs(P, 0), c["inside_at_0"], claim="inside_at_0"),
@@ -192,10 +196,10 @@ def weight_monotonicity(claimed: Claimed = None) -> list[Identity]:
     return [
         check_equal("d omega^+/dp closed form", dplus, c["d_plus"], claim="d_plus"),
         check_equal("d omega^-/dp closed form", dminus, c["d_minus"], claim="d_minus"),
-        check_sign("d omega^+/dp < 0", c["d_plus"], "<", OPEN_UNIT_SUBS, claim="d_plus"),
-        check_sign("d omega^-/dp > 0", c["d_minus"], ">", OPEN_UNIT_SUBS, claim="d_minus"),
-        check_sign("d omega^+/dp < 0 at eps = 0", c["d_plus"].subs(EPS, 0), "<", OPEN_UNIT_SUBS, claim="d_plus"),
-        check_sign("d omega^-/dp > 0 at eps = 0", c["d_minus"].subs(EPS, 0), ">", OPEN_UNIT_SUBS, claim="d_minus"),
+        check_sign("d omega^+/dp < 0", c["d_plus"], "<", subs=OPEN_UNIT_SUBS, claim="d_plus"),
+        check_sign("d omega^-/dp > 0", c["d_minus"], ">", subs=OPEN_UNIT_SUBS, claim="d_minus"),
+        check_sign("d omega^+/dp < 0 at eps = 0", c["d_plus"].subs(EPS, 0), "<", subs=OPEN_UNIT_SUBS, claim="d_plus"),
+        check_sign("d omega^-/dp > 0 at eps = 0", c["d_minus"].subs(EPS, 0), ">", subs=OPEN_UNIT_SUBS, claim="d_minus"),
     ]
 
 

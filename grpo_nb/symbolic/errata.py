@@ -357,7 +357,7 @@ def _numeric(name: str, value: float, target: float, holds: bool, relation: str 
 
 def orbit_converges(p_ref: float, beta: float, eps: float, *, n: int = 4000, tail: int = 200) -> bool:
     """Whether the orbit of Eq. (8) from p_ref has settled: its last ``tail`` logit steps are all below 1e-8."""
-    z = iterate_logit(p_ref, beta, eps, n)
+    z = iterate_logit(p_ref, beta, eps, n=n)
     return bool(np.max(np.abs(np.diff(z[-tail:]))) < 1e-8 * max(1.0, float(np.abs(z[-1]))))
 
 

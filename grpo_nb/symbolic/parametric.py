@@ -34,7 +34,7 @@ __all__ = [
 
 
 def theorem5_success_gap_vs_tv(
-    n_pairs: int = 2000, n_outcomes: int = 6, seed: int = 0, factor: float = 2.0
+    n_pairs: int = 2000, n_outcomes: int = 6, seed: int = 0, *, factor: float = 2.0
 ) -> list[Identity]:
     """|p~ - p| <= 2 TV (``factor`` replaces the printed 2) and the sharper |p~ - p| <= TV on random pairs of
     policies and random 0/1 rewards.
@@ -84,6 +84,7 @@ def theorem5_telescoped_bound(
     p_ref: float = 0.3,
     beta: float = 2.0,
     eps: float = 1e-5,
+    *,
     n: int = 40,
     n_outcomes: int = 8,
     seed: int = 0,
@@ -107,7 +108,7 @@ def theorem5_telescoped_bound(
     success = np.arange(n_outcomes) < n_outcomes // 2
     ref = rng.dirichlet(np.ones(n_outcomes))
     ref = np.where(success, ref / ref[success].sum() * p_ref_f, ref / ref[~success].sum() * (1 - p_ref_f))
-    z = iterate_logit(p_ref_f, beta_f, eps_f, n)
+    z = iterate_logit(p_ref_f, beta_f, eps_f, n=n)
     deltas = delta0 * 0.8 ** np.arange(1, n + 1)
     pi_tilde, tv_prev, steps, gaps, tvs = ref.copy(), 0.0, [], [], []
     for k in range(1, n + 1):
@@ -157,7 +158,7 @@ def theorem5_telescoped_bound(
 
 
 def theorem5_limit_need_not_exist(
-    p_ref: float = 0.3, beta: float = 2.0, eps: float = 1e-5, c: float = 0.05, n: int = 40
+    p_ref: float = 0.3, beta: float = 2.0, eps: float = 1e-5, *, c: float = 0.05, n: int = 40
 ) -> Identity:
     """A witness that Theorem 5's "lim" must be read as limsup.
 

@@ -83,7 +83,7 @@ class TabularTask:
         return logits_expected_reward(self.ref_logits, self.reward)
 
 
-def make_task(p_ref: object, n_outcomes: int = 8, n_success: int | None = None, seed: int = 0) -> TabularTask:
+def make_task(p_ref: object, n_outcomes: int = 8, n_success: int | None = None, *, seed: int = 0) -> TabularTask:
     """A task whose reference policy has success probability exactly ``p_ref[q]`` on prompt q.
 
     Each prompt has ``n_success`` successful outcomes (default: half of them, at least 1) out of
@@ -146,6 +146,7 @@ def grpo_surrogate(
     logits: np.ndarray,
     old_logits: np.ndarray,
     ref_logits: np.ndarray,
+    *,
     outcomes: np.ndarray,
     weights: np.ndarray,
     advantages: np.ndarray,
@@ -270,9 +271,20 @@ def algorithm1(
         sample_rewards = task.reward[np.arange(q)[:, None], outcomes]
         adv = stabilised_advantage(sample_rewards, p_est[:, None], eps_f)
         for _ in range(mu):
-            _, grad = grpo_surrogate(theta, old, task.ref_logits, outcomes, weights, adv, beta_f, clip)
+            _, grad = grpo_surrogate(
+                theta,
+                old,
+                task.ref_logits,
+                outcomes=outcomes,
+                weights=weights,
+                advantages=adv,
+                beta=beta_f,
+                clip_eps=clip,
+            )
             theta = theta + lr_arr * np.where(frozen[:, None], 0.0, grad)
-        _, grad = grpo_surrogate(theta, old, task.ref_logits, outcomes, weights, adv, beta_f, clip)
+        _, grad = grpo_surrogate(
+            theta, old, task.ref_logits, outcomes=outcomes, weights=weights, advantages=adv, beta=beta_f, clip_eps=clip
+        )
         logits.append(theta.copy())
         p_hat.append(p_est)
         p_true.append(logits_expected_reward(theta, task.reward))

@@ -49,7 +49,7 @@ def policy_expected_reward(pi: object, reward: object) -> float:
 
 
 def check_step_inputs(
-    pi_ref: object, pi_prev: object, reward: object, beta: object, eps: object, normalization: str = "mean_var"
+    pi_ref: object, pi_prev: object, reward: object, beta: object, eps: object, *, normalization: str = "mean_var"
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, float, str, float]:
     """The inputs of one tabular GRPO step (Theorem 1 and its variants), checked.
 
@@ -137,7 +137,9 @@ def solve_grpo_step(
     beta (log pi + 1 - alpha log pi_ref - (1 - alpha) log pi_prev) replaces beta (log pi + 1 - log pi_ref) above
     (the support is then where every KL term with a positive weight is finite).
     """
-    pi_ref, _, reward, beta, eps, _, p_prev = check_step_inputs(pi_ref, pi_prev, reward, beta, eps, normalization)
+    pi_ref, _, reward, beta, eps, _, p_prev = check_step_inputs(
+        pi_ref, pi_prev, reward, beta, eps, normalization=normalization
+    )
     pi_prev = np.asarray(pi_prev, dtype=float)
     w_ref, w_prev = _kl_weights(alpha)
     if not (isinstance(step_size, float) and 0 < step_size < 1):
@@ -187,7 +189,7 @@ def solve_grpo_step(
     return out
 
 
-def success_orbit(pi_ref: object, reward: object, beta: float, eps: float, n: int) -> np.ndarray:
+def success_orbit(pi_ref: object, reward: object, beta: float, eps: float, *, n: int) -> np.ndarray:
     """p_0..p_n along n exact GRPO steps from pi_0 = pi_ref (the success probabilities of Thm 2's recursion)."""
     pi_ref = check_policy("pi_ref", pi_ref)
     reward = check_binary_reward("reward", reward, shape=pi_ref.shape)

@@ -67,7 +67,7 @@ def gibbs_log_policy(
 
 
 def contrastive_decomposition_gap(
-    pi_old: np.ndarray, pi_new: np.ndarray, reward: np.ndarray, eps: float, *, clip_eps_values: tuple[float, ...]
+    pi_old: np.ndarray, pi_new: np.ndarray, reward: np.ndarray, *, eps: float, clip_eps_values: tuple[float, ...]
 ) -> float:
     """§2.2: the stabilised clipped objective E_{pi_old} f(x, A) against its contrastive form, worst relative gap.
 

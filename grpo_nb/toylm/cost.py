@@ -247,7 +247,9 @@ def _sft_cost(cfg: RunConfig, model, tensors) -> tuple[StepCost, StepCost]:
     def run(n_steps: int) -> StepCost:
         m = copy.deepcopy(model).requires_grad_(True)
         return count_cost(
-            lambda: train_sft(m, tensors.prompts, tensors.outputs, freq, replace(cfg.sft, n_steps=n_steps), False)
+            lambda: train_sft(
+                m, tensors.prompts, tensors.outputs, freq=freq, cfg=replace(cfg.sft, n_steps=n_steps), progress=False
+            )
         )
 
     one, two = run(1), run(2)

@@ -36,7 +36,7 @@ Slope = Callable[[np.ndarray, float, float, float], np.ndarray]
 
 
 def segment_slope_bound(
-    a: np.ndarray, b: np.ndarray, p_ref: float, beta: float, eps: float, slope: Slope = h_prime, n_grid: int = 2049
+    a: np.ndarray, b: np.ndarray, p_ref: float, beta: float, eps: float, *, slope: Slope = h_prime, n_grid: int = 2049
 ) -> np.ndarray:
     """max |h'| over the segment between a and b (elementwise), on a grid uniform in p and one uniform in the logit
     (h' varies fastest near 0 and 1), endpoints included."""
@@ -80,7 +80,7 @@ class ErrorPropagation:
         return Table(headers, rows, ".3g")
 
 
-def propagate(p_tilde: object, beta: float, eps: float, slope: Slope = h_prime) -> ErrorPropagation:
+def propagate(p_tilde: object, beta: float, eps: float, *, slope: Slope = h_prime) -> ErrorPropagation:
     """The propagation bound of the module docstring for measured trajectories ``p_tilde`` (M+1, P), row 0 = p_ref.
 
     ``slope`` is h' (Proposition 1, ``grpo_nb.dynamics.h_prime``); a test passes a wrong one to see the bound fail.
@@ -97,7 +97,7 @@ def propagate(p_tilde: object, beta: float, eps: float, slope: Slope = h_prime) 
     orbit = np.full_like(p_tilde, np.nan)
     bound = np.zeros_like(p_tilde)
     for n in range(1, p_tilde.shape[0]):
-        lip[n] = segment_slope_bound(p_tilde[n - 1], ideal[n - 1], p_ref, beta_f, eps_f, slope)
+        lip[n] = segment_slope_bound(p_tilde[n - 1], ideal[n - 1], p_ref, beta_f, eps_f, slope=slope)
         orbit[n] = np.abs(np.asarray(slope(ideal[n - 1], p_ref, beta_f, eps_f)))
         bound[n] = step[n] + lip[n] * bound[n - 1]
     return ErrorPropagation(gap, step, lip, bound, np.cumsum(step, axis=0), orbit)

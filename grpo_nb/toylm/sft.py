@@ -24,7 +24,7 @@ __all__ = ["demo_frequencies", "entropy_floor", "train_sft"]
 
 
 def demo_frequencies(
-    demo_prompt: np.ndarray, demo_output_index: np.ndarray, n_prompts: int, n_outputs: int
+    demo_prompt: np.ndarray, demo_output_index: np.ndarray, *, n_prompts: int, n_outputs: int
 ) -> np.ndarray:
     """Empirical f(o|q) of the demonstrations, shape (P, K); rows sum to 1."""
     counts = np.zeros((n_prompts, n_outputs))
@@ -43,6 +43,7 @@ def train_sft(
     model: TinyLM,
     prompts: torch.Tensor,
     outputs: torch.Tensor,
+    *,
     freq: torch.Tensor,
     cfg: SFTConfig,
     progress: bool = True,

@@ -86,7 +86,7 @@ def enumerate_logprobs_hf(model: torch.nn.Module, prompts: torch.Tensor, outputs
 
 
 def sft_hf(
-    model: torch.nn.Module, prompts: torch.Tensor, outputs: torch.Tensor, freq: np.ndarray, cfg: SFTConfig
+    model: torch.nn.Module, prompts: torch.Tensor, outputs: torch.Tensor, *, freq: np.ndarray, cfg: SFTConfig
 ) -> np.ndarray:
     """The book's SFT (:func:`grpo_nb.toylm.sft.train_sft`) on the GPT-2 policy; returns the loss curve."""
     opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay, foreach=True)

@@ -181,11 +181,11 @@ def prepare_trl(cfg: TRLRunConfig, folder: Path | None = None) -> TRLSetup:
     task = make_task(base.task)
     demo_idx, demo_ans = task.demonstrations(np.random.default_rng(base.seed))
     place = N_DIGITS ** np.arange(task.out_len - 1, -1, -1)
-    freq = demo_frequencies(demo_idx, demo_ans @ place, task.n_prompts, len(task.outputs))
+    freq = demo_frequencies(demo_idx, demo_ans @ place, n_prompts=task.n_prompts, n_outputs=len(task.outputs))
     model = build_model(base.model, task.prompt_len + task.out_len, base.seed)
     t0 = time.perf_counter()
     prompts, outputs = (torch.as_tensor(x, device=DEVICE) for x in (task.prompts, task.outputs))
-    sft_loss = sft_hf(model, prompts, outputs, freq, base.sft)
+    sft_loss = sft_hf(model, prompts, outputs, freq=freq, cfg=base.sft)
     sft_s = time.perf_counter() - t0
     if folder is None:  # a temporary folder, removed when the process exits
         folder = Path(tempfile.mkdtemp(prefix="grpo_nb_trl_"))

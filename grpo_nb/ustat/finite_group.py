@@ -77,7 +77,7 @@ NO_SIGNAL_RULES: tuple[str, ...] = ("keep", "drop", "resample")
 Z_MAX = 700.0
 
 
-def group_tilt(z_old: np.ndarray, k: np.ndarray, G: int, eps: float) -> np.ndarray:
+def group_tilt(z_old: np.ndarray, k: np.ndarray, G: int, *, eps: float) -> np.ndarray:
     """C(k) = v_hat / (v_old sqrt(v_hat + eps)) (module docstring), 0 when k = 0 or k = G. Broadcasts; no validation."""
     k = np.asarray(k)
     p_hat = k / G
@@ -133,7 +133,7 @@ def step_logits(model: StepModel, z_old: np.ndarray, k: np.ndarray) -> np.ndarra
     if model.rule == "plug_in":
         signal = (k > 0) & (k < G)
         return np.where(signal, logit_map(logit(np.where(signal, k / G, 0.5)), a, beta, model.eps), a)
-    tilt = group_tilt(z_old, k, G, model.eps)
+    tilt = group_tilt(z_old, k, G, eps=model.eps)
     if model.rule == "maximiser":
         return np.clip(a + tilt / beta, -Z_MAX, Z_MAX)
     z = z_old.copy()
@@ -178,7 +178,7 @@ def _expected_logit_map(z: np.ndarray, a: float, beta: np.ndarray, eps: float, G
     (z, beta) of the same shape."""
     k = np.arange(G + 1)
     w = binom.pmf(k[None, :], G, expit(z)[:, None])
-    nxt = expit(np.clip(a + group_tilt(z[:, None], k[None, :], G, eps) / beta[:, None], -Z_MAX, Z_MAX))
+    nxt = expit(np.clip(a + group_tilt(z[:, None], k[None, :], G, eps=eps) / beta[:, None], -Z_MAX, Z_MAX))
     return logit(np.clip(np.sum(w * nxt, axis=1), 1e-300, 1 - 1e-16))
 
 
@@ -220,7 +220,7 @@ def signal_retention(p: object, G: int, eps: object) -> np.ndarray | float:
         raise ValueError(f"p={p!r} is out of range; valid range is 0 < p < 1")
     k = np.arange(G + 1)
     z = logit(p_arr)[..., None]
-    tilt = group_tilt(z, k, G, eps_f)
+    tilt = group_tilt(z, k, G, eps=eps_f)
     exact = np.asarray(weight_scale(p_arr, eps_f))
     out = np.sum(binom.pmf(k, G, p_arr[..., None]) * tilt, axis=-1) / exact
     return float(out) if out.ndim == 0 else out
@@ -305,7 +305,7 @@ def finite_group_law(
     )
 
 
-def simulate_chain(model: StepModel, n: int, n_chains: int, seed: int = 0) -> np.ndarray:
+def simulate_chain(model: StepModel, n: int, n_chains: int, *, seed: int = 0) -> np.ndarray:
     """Seeded runs of the chain itself (binomial draws, numpy ``default_rng(seed)``): p_0..p_n, shape (n+1, n_chains).
 
     Resampling redraws the groups without signal, at most ``max_draws`` groups in all, then drops the update."""

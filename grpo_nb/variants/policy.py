@@ -72,7 +72,7 @@ def success_logit(pi: object, reward: object) -> np.ndarray:
 
 def _validated(pi_ref, pi_prev, reward, beta, eps, normalization, alpha):
     pi_ref, pi_prev, reward, beta, eps, normalization, p_prev = check_step_inputs(
-        pi_ref, pi_prev, reward, beta, eps, normalization
+        pi_ref, pi_prev, reward, beta, eps, normalization=normalization
     )
     return pi_ref, pi_prev, reward, beta, eps, normalization, check_scalar("alpha", check_alpha(alpha)), p_prev
 
@@ -83,6 +83,7 @@ def policy_step(
     reward: object,
     beta: float,
     eps: float,
+    *,
     normalization: str = "mean_var",
     alpha: float = 1.0,
 ) -> np.ndarray:
@@ -106,6 +107,7 @@ def solve_policy_step(
     reward: object,
     beta: float,
     eps: float,
+    *,
     normalization: str = "mean_var",
     alpha: float = 1.0,
 ) -> np.ndarray:
@@ -118,6 +120,7 @@ def policy_orbit(
     reward: object,
     beta: float,
     eps: float,
+    *,
     n: int,
     normalization: str = "mean_var",
     alpha: float = 1.0,
@@ -129,7 +132,7 @@ def policy_orbit(
     pi = pi_ref if pi_0 is None else check_policy("pi_0", pi_0)
     out = [pi]
     for _ in range(n):
-        pi = policy_step(pi_ref, pi, reward, beta, eps, normalization, alpha)
+        pi = policy_step(pi_ref, pi, reward, beta, eps, normalization=normalization, alpha=alpha)
         out.append(pi)
     return np.stack(out)
 
@@ -155,7 +158,7 @@ def _conditional(pi: np.ndarray, mask: np.ndarray) -> np.ndarray:
     return restricted / restricted.sum(axis=-1, keepdims=True)
 
 
-def renyi_correction(pi_ref: object, pi_prev: object, reward: object, alpha: float) -> float:
+def renyi_correction(pi_ref: object, pi_prev: object, reward: object, *, alpha: float) -> float:
     """(1 - alpha) [D_alpha(pi_ref^F || pi_prev^F) - D_alpha(pi_ref^S || pi_prev^S)], the recursion's correction term.
 
     pi^S, pi^F: the policies conditioned on success (r = 1) and on failure (r = 0); both sets must be non-empty and
@@ -182,9 +185,9 @@ def renyi_recursion_logit(
     reward: object,
     beta: float,
     eps: float,
+    *,
     normalization: str = "mean_var",
     alpha: float = 0.5,
-    *,
     corrected: bool = True,
 ) -> float:
     """logit p_n predicted from pi_{n-1} by the Rényi form of the recursion (module docstring), 0 < alpha < 1.
@@ -197,7 +200,7 @@ def renyi_recursion_logit(
     )
     z_prev = float(success_logit(pi_prev, reward))
     value = alpha * float(success_logit(pi_ref, reward)) + (1.0 - alpha) * z_prev
-    value += float(logit_increment(z_prev, beta, eps, normalization))
+    value += float(logit_increment(z_prev, beta, eps, normalization=normalization))
     if corrected:
-        value += renyi_correction(pi_ref, pi_prev, reward, alpha)
+        value += renyi_correction(pi_ref, pi_prev, reward, alpha=alpha)
     return value

@@ -58,15 +58,15 @@ class Variant:
         return f"{_NORMALIZATION_NAMES[self.normalization]}, α = {self.alpha:g}"
 
     def __call__(self, z: np.ndarray, a: np.ndarray, beta: np.ndarray, eps: np.ndarray) -> np.ndarray:
-        return variant_logit_map(z, a, beta, eps, self.normalization, self.alpha)
+        return variant_logit_map(z, a, beta, eps, normalization=self.normalization, alpha=self.alpha)
 
     def slope(self, z: np.ndarray, beta: np.ndarray, eps: np.ndarray) -> np.ndarray:
         """g'(z) (:func:`grpo_nb.variants.map.variant_logit_map_slope`)."""
-        return variant_logit_map_slope(z, beta, eps, self.normalization, self.alpha)
+        return variant_logit_map_slope(z, beta, eps, normalization=self.normalization, alpha=self.alpha)
 
     def log_abs_slope(self, z: np.ndarray, beta: np.ndarray, eps: np.ndarray) -> np.ndarray:
         """log|g'(z)| (:func:`grpo_nb.variants.map.log_abs_variant_logit_map_slope`)."""
-        return log_abs_variant_logit_map_slope(z, beta, eps, self.normalization, self.alpha)
+        return log_abs_variant_logit_map_slope(z, beta, eps, normalization=self.normalization, alpha=self.alpha)
 
     def fixed_points_grid(self, p_ref: object, beta: object, eps: object) -> FixedPointGrid:
         """Every fixed point over broadcast (p_ref, beta, eps), by the reduction in the module docstring."""

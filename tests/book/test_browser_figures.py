@@ -111,7 +111,7 @@ def check_figure(kind: str, data: dict) -> dict:
         betas, keep, transient = np.asarray(data["betas"]), data["keep"], data["transient"]
         limit_js = np.asarray(data["limit"], dtype=float).reshape(betas.size, keep).T
         with np.errstate(over="ignore"):
-            z_py = iterate_logit(par["p_ref"], betas, par["eps"], transient + keep)
+            z_py = iterate_logit(par["p_ref"], betas, par["eps"], n=transient + keep)
         full["diagram"] = assert_orbit_matches(limit_js, par["p_ref"], betas, par["eps"], z_py, "diagram")
         assert np.allclose(ref["limit"], z_py[transient + 1 :].T, equal_nan=True)
     return full
@@ -360,8 +360,8 @@ def test_reference_rejects_bad_input():
 
 
 def test_error_growth_is_bounded_for_an_attracting_cycle_and_explodes_in_chaos():
-    cycle = iterate_logit(1e-3, 5.0, 1e-5, 400)  # the paper's "divergent" case: an attracting 2-cycle
-    chaos = iterate_logit(1e-4, 5.2, 1e-5, 400)  # the chaotic case of the hard-prompts chapter's 60-digit check
+    cycle = iterate_logit(1e-3, 5.0, 1e-5, n=400)  # the paper's "divergent" case: an attracting 2-cycle
+    chaos = iterate_logit(1e-4, 5.2, 1e-5, n=400)  # the chaotic case of the hard-prompts chapter's 60-digit check
     g_cycle, g_chaos = error_growth(cycle, 5.0, 1e-5), error_growth(chaos, 5.2, 1e-5)
     assert g_cycle[0] == 1 and (np.diff(g_cycle) >= 0).all() and g_cycle[-1] < 10
     assert g_chaos[-1] > 1e30  # Lyapunov exponent ~0.35 over 400 steps
@@ -374,7 +374,7 @@ def test_error_growth_is_bounded_for_an_attracting_cycle_and_explodes_in_chaos()
 
 
 def test_the_comparison_fails_on_a_wrong_orbit():
-    z = iterate_logit(1e-3, 5.0, 1e-5, 60)
+    z = iterate_logit(1e-3, 5.0, 1e-5, n=60)
     assert_orbit_matches(z, 1e-3, 5.0, 1e-5, z, "itself")
     wrong = z * (1 + 1e-7)
     with pytest.raises(AssertionError, match="one step"):

@@ -137,10 +137,11 @@ def test_contrastive_decomposition_gap_and_its_negative(monkeypatch):
     reward = (rng.random((40, 5)) < 0.5).astype(float)
     reward[:, 0], reward[:, 1] = 1.0, 0.0
     assert (
-        policy.contrastive_decomposition_gap(pi_old, pi_new, reward, 1e-5, clip_eps_values=(0.1, 0.2, np.inf)) < 1e-12
+        policy.contrastive_decomposition_gap(pi_old, pi_new, reward, eps=1e-5, clip_eps_values=(0.1, 0.2, np.inf))
+        < 1e-12
     )
     monkeypatch.setattr(policy, "clipped_term", lambda x, a, c: x * a)  # forget the clipping
-    assert policy.contrastive_decomposition_gap(pi_old, pi_new, reward, 1e-5, clip_eps_values=(0.1,)) > 1e-3
+    assert policy.contrastive_decomposition_gap(pi_old, pi_new, reward, eps=1e-5, clip_eps_values=(0.1,)) > 1e-3
 
 
 def test_reinforce_gradient_is_the_score_function_gradient():

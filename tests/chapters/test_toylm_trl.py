@@ -94,15 +94,21 @@ def test_kl_is_k3_and_a_wrong_estimator_fails(probe, monkeypatch):
     assert tc.kl_check(probe, bias_correction=True) < TOL
     book_kl = tc.book_kl
     wrong = {
-        "k1": lambda logp, ref, log_ratio, flag: (logp - ref).double().numpy(),  # -d
-        "k2": lambda logp, ref, log_ratio, flag: ((ref - logp) ** 2 / 2).double().numpy(),  # d^2 / 2
+        "k1": lambda logp, ref, log_ratio, *, bias_correction: (logp - ref).double().numpy(),  # -d
+        "k2": lambda logp, ref, log_ratio, *, bias_correction: ((ref - logp) ** 2 / 2).double().numpy(),  # d^2 / 2
     }
     for name, formula in wrong.items():
         with monkeypatch.context() as m:
             m.setattr(tc, "book_kl", formula)
             assert tc.kl_check(probe) > 100 * TOL, name
     # the ratio claimed the wrong way round
-    monkeypatch.setattr(tc, "book_kl", lambda logp, ref, log_ratio, flag: book_kl(logp, ref, log_ratio, not flag))
+    monkeypatch.setattr(
+        tc,
+        "book_kl",
+        lambda logp, ref, log_ratio, *, bias_correction: book_kl(
+            logp, ref, log_ratio, bias_correction=not bias_correction
+        ),
+    )
     assert tc.kl_check(probe) > 100 * TOL  # a ratio without the flag
     assert tc.kl_check(probe, bias_correction=True) > 100 * TOL  # no ratio with the flag
 
@@ -113,7 +119,9 @@ def test_loss_aggregation_per_loss_type_and_a_wrong_one_fails(probe, monkeypatch
     aggregate = tc.aggregate
     for loss_type, claimed in (("grpo", "bnpo"), ("dr_grpo", "bnpo"), ("dapo", "grpo")):
         with monkeypatch.context() as m:
-            m.setattr(tc, "aggregate", lambda x, mask, lt, max_len, c=claimed: aggregate(x, mask, c, max_len))
+            m.setattr(
+                tc, "aggregate", lambda x, mask, lt, *, max_len, c=claimed: aggregate(x, mask, c, max_len=max_len)
+            )
             assert tc.loss_type_check(probe, loss_type) > 100 * TOL, (loss_type, claimed)
 
 
@@ -167,7 +175,7 @@ def test_the_knob_table_fails_the_row_of_a_wrong_statement_only(monkeypatch):
 
 def test_bad_input_raises(probe):
     with pytest.raises(ValueError, match="loss_type"):
-        tc.aggregate(np.zeros((2, 2)), np.ones((2, 2)), "ppo", 2)
+        tc.aggregate(np.zeros((2, 2)), np.ones((2, 2)), "ppo", max_len=2)
     with pytest.raises(ValueError, match="scale_rewards='global'"):
         tc.advantage_check(probe, "global")
     with pytest.raises(ValueError, match="level='answer'"):

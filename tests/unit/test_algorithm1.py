@@ -40,9 +40,10 @@ def test_surrogate_gradient_matches_finite_differences(seed: int, clip: float, b
     theta = task.ref_logits + 0.3 * rng.normal(size=task.ref_logits.shape)
     outcomes = sample_outcomes(task.ref_logits, 6, rng)
     weights, adv = np.full((3, 6), 1 / 6), rng.normal(size=(3, 6))
-    args = (task.ref_logits, task.ref_logits, outcomes, weights, adv, beta, clip)
-    _, grad = grpo_surrogate(theta, *args)
-    fd = _finite_difference(lambda t: grpo_surrogate(t, *args)[0], theta)
+    args = (task.ref_logits, task.ref_logits)
+    kw = {"outcomes": outcomes, "weights": weights, "advantages": adv, "beta": beta, "clip_eps": clip}
+    _, grad = grpo_surrogate(theta, *args, **kw)
+    fd = _finite_difference(lambda t: grpo_surrogate(t, *args, **kw)[0], theta)
     assert np.allclose(grad, fd, atol=1e-6)
 
 

@@ -195,7 +195,7 @@ def _check_map(out: dict, spec: dict) -> dict[str, Callable[[], None]]:
     def orbit():
         z_js = np.array([c["z"] for c in js], dtype=float).T
         with np.errstate(over="ignore"):
-            z_py = iterate_logit(p_ref, beta, eps, spec["n"])
+            z_py = iterate_logit(p_ref, beta, eps, n=spec["n"])
         assert_orbit_matches(z_js, p_ref, beta, eps, z_py, "orbit")
 
     def fixed_points():
@@ -218,13 +218,15 @@ def _check_variants(out: dict, spec: dict) -> dict[str, Callable[[], None]]:
 
     def g(js, norm, alpha, what):
         with np.errstate(over="ignore"):
-            py = variant_logit_map(z, logit(p_ref)[:, None], beta[:, None], eps[:, None], norm, alpha)
+            py = variant_logit_map(
+                z, logit(p_ref)[:, None], beta[:, None], eps[:, None], normalization=norm, alpha=alpha
+            )
         assert_logits_close([c["gz"] for c in js], py, f"variant g(z), {what}")
 
     def orbit(js, norm, alpha, what):
         z_js = np.array([c["z"] for c in js], dtype=float).T
         with np.errstate(over="ignore"):
-            z_py = variant_iterate_logit(p_ref, beta, eps, spec["n"], norm, alpha)
+            z_py = variant_iterate_logit(p_ref, beta, eps, n=spec["n"], normalization=norm, alpha=alpha)
         assert_orbit_matches(z_js, p_ref, beta, eps, z_py, f"variant orbit, {what}", norm, alpha)
 
     def fixed_points(js, norm, alpha, what):
@@ -242,7 +244,7 @@ def _check_long_run(out: dict, spec: dict) -> dict[str, Callable[[], None]]:
 
     def long_run():
         with np.errstate(over="ignore"):
-            z_py = iterate_logit(p_ref, betas, eps, transient + keep)
+            z_py = iterate_logit(p_ref, betas, eps, n=transient + keep)
         assert_orbit_matches(np.moveaxis(limit, -1, 0), p_ref, betas, eps, z_py, "long run")
 
     def period():  # grpo_nb's periods of the same windows; an orbit that left for p = 1 is a fixed point (period 1)

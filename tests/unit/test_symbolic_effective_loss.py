@@ -55,9 +55,9 @@ def test_importance_weighting_rejects_eq3_weights() -> None:
 
 
 def test_sign_check_rejects_wrong_sign_and_undecidable() -> None:
-    assert not check_sign("wrong", (1 - P + 2 * EPS), "<", el.OPEN_UNIT_SUBS).holds
-    assert check_sign("right", (1 - P + 2 * EPS), ">", el.OPEN_UNIT_SUBS).holds
-    assert not check_sign("undecidable", 1 - 2 * P, ">", el.OPEN_UNIT_SUBS).holds
+    assert not check_sign("wrong", (1 - P + 2 * EPS), "<", subs=el.OPEN_UNIT_SUBS).holds
+    assert check_sign("right", (1 - P + 2 * EPS), ">", subs=el.OPEN_UNIT_SUBS).holds
+    assert not check_sign("undecidable", 1 - 2 * P, ">", subs=el.OPEN_UNIT_SUBS).holds
 
 
 def test_vector_check_rejects_nonzero() -> None:

@@ -101,7 +101,7 @@ def test_samplers_follow_the_policy(sampler):
     model = _model()
     prompts = _prompts(1)
     n = 1500 if sampler is sample else 300
-    out = sampler(model, prompts.repeat(n, 1), 2, torch.Generator().manual_seed(1))
+    out = sampler(model, prompts.repeat(n, 1), 2, generator=torch.Generator().manual_seed(1))
     assert out.shape == (n, 2) and out.min() >= 0 and out.max() < N_DIGITS
     probs = enumerate_logprobs(model, prompts, torch.as_tensor(make_task(TaskConfig()).outputs)).exp()
     first = probs.detach().view(10, 10).sum(dim=1).numpy()
@@ -112,8 +112,8 @@ def test_samplers_follow_the_policy(sampler):
 def test_sampling_is_seeded():
     model = _model()
     prompts = _prompts(2).repeat(8, 1)
-    a = sample(model, prompts, 2, torch.Generator().manual_seed(3))
-    b = sample(model, prompts, 2, torch.Generator().manual_seed(3))
+    a = sample(model, prompts, 2, generator=torch.Generator().manual_seed(3))
+    b = sample(model, prompts, 2, generator=torch.Generator().manual_seed(3))
     assert torch.equal(a, b)
 
 

@@ -37,8 +37,21 @@ FACTORIES = frozenset(
 )
 # torch functions that always make a CPU tensor: never allowed
 HOST_ONLY = frozenset({"from_numpy"})
-# random draws whose result lives on the device of their tensor argument
-DRAWS_ON_A_TENSOR = frozenset({"multinomial", "bernoulli", "poisson", "rand_like", "randn_like", "randint_like"})
+# random draws whose result lives on the device of their tensor argument (rollout.py's samplers, ``sampler`` in
+# train_grpo, draw with torch.multinomial on the model's probabilities, on the device of the prompts)
+DRAWS_ON_A_TENSOR = frozenset(
+    {
+        "multinomial",
+        "bernoulli",
+        "poisson",
+        "rand_like",
+        "randn_like",
+        "randint_like",
+        "sample",
+        "sample_naive",
+        "sampler",
+    }
+)
 # functions that take a generator and check its device against their data themselves (ValueError otherwise)
 CHECKS_ITS_GENERATOR = frozenset({"train_grpo"})
 # copies to the host or waits for the device

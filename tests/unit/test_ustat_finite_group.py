@@ -27,7 +27,7 @@ def test_tilt_with_exact_p_is_theorem2() -> None:
         k = int(p * G)
         model = fg.StepModel(0.2, 1.7, 1e-3, G)
         assert fg.step_logits(model, logit(p), k) == pytest.approx(float(logit(h(p, 0.2, 1.7, 1e-3))), rel=1e-12)
-    assert fg.group_tilt(0.3, np.array([0, 8]), 8, 1e-5).tolist() == [0.0, 0.0]  # no signal, no tilt
+    assert fg.group_tilt(0.3, np.array([0, 8]), 8, eps=1e-5).tolist() == [0.0, 0.0]  # no signal, no tilt
 
 
 @settings(deadline=None, max_examples=30)

@@ -94,7 +94,9 @@ def step_factor_check(bandits: Mapping[str, Bandit], groups: Sequence[int]) -> S
                 gap = max(
                     gap,
                     float(
-                        np.abs(exact_moments(logits, reward, G, est).mean - c * exact_gradient(logits, reward)).max()
+                        np.abs(
+                            exact_moments(logits, reward, G, estimator=est).mean - c * exact_gradient(logits, reward)
+                        ).max()
                     ),
                 )
                 factors.append(c)
@@ -141,7 +143,7 @@ def _two_answer_runs(
 
 
 def replay_check(
-    p_ref: Sequence[float], beta: float, eps: float, G: int, mu: int, lr: float, n: int, seed: int = 0
+    p_ref: Sequence[float], beta: float, eps: float, *, G: int, mu: int, lr: float, n: int, seed: int = 0
 ) -> float:
     """Section "The finite-group recursion on a two-answer prompt": run tabular Algorithm 1 on two-answer prompts,
     then replay each trajectory with the one-logit recursion (:func:`step_logits`, rule "inner_loop") fed the run's
@@ -215,8 +217,8 @@ def trajectory_comparison(
     p_ref: float,
     beta: float,
     eps: float,
-    groups: Sequence[int],
     *,
+    groups: Sequence[int],
     mu: int,
     lr: float,
     n: int,
@@ -234,7 +236,7 @@ def trajectory_comparison(
 
 
 def expected_map_curves(
-    p_ref: float, beta: float, eps: float, groups: Sequence[int], p: np.ndarray
+    p_ref: float, beta: float, eps: float, *, groups: Sequence[int], p: np.ndarray
 ) -> dict[str, np.ndarray]:
     """Section "The finite-group recursion on a two-answer prompt": the exact expected maps on the grid ``p``, h, H_G
     (Algorithm 1's inner problem solved, groups kept) and the plug-in model's E[h(K/G)] for each G. Returns
@@ -383,7 +385,7 @@ class ZeroVarianceStudy:
 
 
 def zero_variance_study(
-    p_ref: float, beta: float, eps: float, G: int, *, mu: int, lr: float, n: int, n_seeds: int, seed: int = 0
+    p_ref: float, beta: float, eps: float, *, G: int, mu: int, lr: float, n: int, n_seeds: int, seed: int = 0
 ) -> ZeroVarianceStudy:
     """Section "Groups without signal, and dynamic sampling": keep, drop or resample the groups without signal; per
     rule the law (Algorithm 1's mu, lr), the maximiser's law, Algorithm 1 runs (two answers, ``no_signal`` option)
@@ -444,8 +446,8 @@ def burst_statistics(
     p_ref: float,
     beta: float,
     eps: float,
-    groups: Sequence[int],
     *,
+    groups: Sequence[int],
     n: int,
     n_chains: int,
     transient: int = 20,
