@@ -303,8 +303,8 @@ def _theory(p_ref: np.ndarray, beta: float, G: int, n: int) -> tuple[np.ndarray,
 def _group_successes(log: list, n_prompts: int, n: int) -> np.ndarray:
     """Successes k per prompt in each outer step's groups, (M, P): the reward log's generation calls, in order."""
     k = np.zeros((len(log), n_prompts), dtype=int)
-    for n, (idx, r) in enumerate(log):
-        np.add.at(k[n], idx, r.astype(int))
+    for step, (idx, r) in enumerate(log):
+        np.add.at(k[step], idx, r.astype(int))
     return k[:n]
 
 

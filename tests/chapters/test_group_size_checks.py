@@ -60,7 +60,9 @@ def test_exact_routes_fail_on_a_wrong_estimator(monkeypatch) -> None:
     small = checks.bandits((0.3,), n_answers=3, n_correct=1)["V = 0.3"]
     assert checks.exact_routes(small, (2, 3)).worst < 1e-10
     monkeypatch.setattr(
-        u_statistic, "enumerate_moments", lambda lg, rw, G, e: moments.enumerate_moments(lg, rw, G, estimator="vanilla")
+        u_statistic,
+        "enumerate_moments",
+        lambda lg, rw, G, *, estimator: moments.enumerate_moments(lg, rw, G, estimator="vanilla"),
     )
     assert checks.exact_routes(small, (2, 3)).worst > 0.01
 

@@ -91,9 +91,7 @@ def test_fixed_point_comparison_holds_and_catches_a_wrong_slope(monkeypatch) -> 
     assert ok.multiplier_error < 1e-9
 
     def undamped_slope(z, beta, eps, normalization="mean_var", alpha=1.0):
-        return vmap.variant_logit_map_slope(
-            z, beta, eps, normalization=normalization, alpha=1.0
-        )  # forgets the 1 - alpha
+        return vmap.variant_logit_map_slope(z, beta, eps, normalization=normalization, alpha=1.0)  # forgets 1 - alpha
 
     monkeypatch.setattr(Variant, "slope", lambda self, z, beta, eps: undamped_slope(z, beta, eps, self.normalization))
     bad = checks.fixed_point_comparison(P[..., None], B[..., None], E, alphas=(0.5,))
