@@ -270,21 +270,11 @@ def algorithm1(
             p_est = expected_reward(weights, task.reward)
         sample_rewards = task.reward[np.arange(q)[:, None], outcomes]
         adv = stabilised_advantage(sample_rewards, p_est[:, None], eps_f)
+        batch = {"outcomes": outcomes, "weights": weights, "advantages": adv, "beta": beta_f, "clip_eps": clip}
         for _ in range(mu):
-            _, grad = grpo_surrogate(
-                theta,
-                old,
-                task.ref_logits,
-                outcomes=outcomes,
-                weights=weights,
-                advantages=adv,
-                beta=beta_f,
-                clip_eps=clip,
-            )
+            _, grad = grpo_surrogate(theta, old, task.ref_logits, **batch)
             theta = theta + lr_arr * np.where(frozen[:, None], 0.0, grad)
-        _, grad = grpo_surrogate(
-            theta, old, task.ref_logits, outcomes=outcomes, weights=weights, advantages=adv, beta=beta_f, clip_eps=clip
-        )
+        _, grad = grpo_surrogate(theta, old, task.ref_logits, **batch)
         logits.append(theta.copy())
         p_hat.append(p_est)
         p_true.append(logits_expected_reward(theta, task.reward))
