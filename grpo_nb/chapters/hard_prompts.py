@@ -164,19 +164,19 @@ class AttractorReport:
     lower_fixed_slopes: np.ndarray
 
 
-def attractor_report(p_ref: object, beta: object, eps: object, *, n_orbit: int = 400) -> AttractorReport:
+def attractor_report(p_ref: object, beta: object, eps: object, *, n: int = 400) -> AttractorReport:
     """Find the attractor of the orbit from p_ref (fixed point or cycle) and measure how well each claim holds
     (section "Where chaos occurs at eps = 1e-5", for the period-3 window; :func:`two_cycle_check` runs it twice).
 
     Scalars only. Raises :class:`grpo_nb.dynamics.orbits.ChaoticOrbitError` when the orbit has no finite limit set.
     """
     p_ref, beta, eps = (float(x) for x in check_map_params(p_ref, beta, eps, scalar=True))
-    n_orbit = check_positive_int("n_orbit", n_orbit)
+    n = check_positive_int("n", n)
     kind = orbit_kind(p_ref, beta, eps)
     points = attractor(p_ref, beta, eps)
     z = logit(np.array(points))
     a = logit(p_ref)
-    orbit = iterate_logit(p_ref, beta, eps, n=n_orbit)
+    orbit = iterate_logit(p_ref, beta, eps, n=n)
     fp = fixed_points_grid(p_ref, beta, eps)
     lower = np.isfinite(fp.logits) & (fp.logits < 0)
     return AttractorReport(

@@ -207,7 +207,7 @@ def test_finite_group_summary() -> None:
         (lambda d, c: checks.monotone_after_first_step(0.6, 5.0, 1e-5, tol="x"), "tol"),
         (lambda d, c: checks.monotone_after_first_step(0.6, 5.0, 1e-5, n=1), "n"),
         (lambda d, c: checks.attractor_report([1e-3, 1e-2], 5.0, 1e-5), "p_ref"),
-        (lambda d, c: checks.attractor_report(1e-3, 5.0, 1e-5, n_orbit=0), "n_orbit"),
+        (lambda d, c: checks.attractor_report(1e-3, 5.0, 1e-5, n=0), "n=0"),
         (lambda d, c: checks.two_cycle_check(1e-3, 5.0, 1e-5, beta_stable=-1.0), "beta_stable"),
         (lambda d, c: checks.lower_fixed_point_slope(1e-3, 5.0, -1.0), "eps"),
         (lambda d, c: checks.escape_beta("diagram"), "diagram"),
