@@ -90,15 +90,15 @@ def _time(func, repeat: int = 3) -> float:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--n", type=int, default=400, help="grid size per axis")
+    parser.add_argument("--n-grid", type=int, default=400, help="grid size per axis")
     parser.add_argument("--subsample", type=int, default=0, help="points for the per-point loop (0 = all)")
     parser.add_argument("--eps", type=float, default=1e-5)
     args = parser.parse_args(argv)
     if not args.eps > 0:
         parser.error("the per-point baseline covers eps > 0")
 
-    beta = np.logspace(-3, 3, args.n)[None, :]
-    p_ref = np.linspace(0.0, 1.0, args.n + 2)[1:-1, None]
+    beta = np.logspace(-3, 3, args.n_grid)[None, :]
+    p_ref = np.linspace(0.0, 1.0, args.n_grid + 2)[1:-1, None]
     bb, pp = np.broadcast_arrays(beta, p_ref)
 
     t_grid = _time(lambda: fixed_points_grid(p_ref, beta, args.eps))
@@ -126,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
         "fig2_explorer (draw_fig2, one curve)": lambda: wd.draw_fig2((0.1,), (1.0,), 1e-5),
         "fig3_explorer (draw_fig3, 121 x 121)": lambda: wd.draw_fig3(1e-5, 121, 121),
         "fig4_explorer (draw_fig4, one eps)": lambda: wd.draw_fig4((1e-5,)),
-        "fig5_explorer (draw_fig5, one orbit)": lambda: wd.draw_fig5(((5.0, 0.001),), 1e-5, 60),
+        "fig5_explorer (draw_fig5, one orbit)": lambda: wd.draw_fig5(((0.001, 5.0),), 1e-5, 60),
         "cobweb_explorer (draw_cobweb)": lambda: wd.draw_cobweb(0.001, 5.0, 1e-5),
         "regime_map_explorer (60 x 60 regime map)": lambda: wd.draw_regime_maps((1e-5,)),
     }
@@ -138,7 +138,7 @@ def main(argv: list[str] | None = None) -> int:
 
     redraw_times = {name: _time(lambda make=make: redraw(make), repeat=2) for name, make in redraws.items()}
 
-    print(f"Fixed points over a {args.n} x {args.n} (beta, p_ref) grid, eps = {args.eps:g}")
+    print(f"Fixed points over a {args.n_grid} x {args.n_grid} (p_ref, beta) grid, eps = {args.eps:g}")
     print(f"{'method':<62} {'seconds':>10}")
     print(f"{'fixed_points_grid (vectorised, best of 3)':<62} {t_grid:>10.3f}")
     label = "brentq per-point loop" + ("" if m == total else f" (extrapolated from {m} random points)")

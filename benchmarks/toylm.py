@@ -76,8 +76,8 @@ def main(argv: list[str] | None = None) -> dict:
 
     rows = prompts[torch.arange(args.rows, device=device) % task.n_prompts]
     naive_rows = rows[: args.naive_rows]
-    t_batched = _timed(lambda: sample(model, rows, out_len, gen), device, args.repeats)
-    t_naive = _timed(lambda: sample_naive(model, naive_rows, out_len, gen), device, args.repeats)
+    t_batched = _timed(lambda: sample(model, rows, out_len, generator=gen), device, args.repeats)
+    t_naive = _timed(lambda: sample_naive(model, naive_rows, out_len, generator=gen), device, args.repeats)
     tps_batched = args.rows * out_len / t_batched
     tps_naive = args.naive_rows * out_len / t_naive
 
@@ -86,7 +86,7 @@ def main(argv: list[str] | None = None) -> dict:
         logp_ref = enumerate_logprobs(ref, prompts, outputs)
     reward = torch.as_tensor(task.reward_table(), device=device, dtype=dtype)
     tensors = TaskTensors(prompts, outputs, reward, logp_ref)
-    gcfg = replace(cfg.grpo, n_outer=1, estimator="sampled", kl="k3")
+    gcfg = replace(cfg.grpo, n=1, estimator="sampled", kl="k3")
 
     def outer_step(sampler) -> float:
         policy = copy.deepcopy(model).requires_grad_(True)
@@ -137,8 +137,8 @@ def _trl_outer_step(cfg, repeats: int) -> float:
     book's run, no clipping in effect; the exact success probabilities the callback computes are not timed."""
     from grpo_nb.toylm.trl_trainer import ExactSuccessCallback, TRLRun, TRLRunConfig, make_trainer, prepare_trl
 
-    base = replace(cfg, sft=replace(cfg.sft, steps=1))  # speed does not depend on the weights
-    tcfg = TRLRunConfig("bench", base, G=cfg.grpo.G, mu=cfg.grpo.mu, n_outer=repeats + 1, lr=cfg.grpo.lr)
+    base = replace(cfg, sft=replace(cfg.sft, n_steps=1))  # speed does not depend on the weights
+    tcfg = TRLRunConfig("bench", base, G=cfg.grpo.G, mu=cfg.grpo.mu, n=repeats + 1, lr=cfg.grpo.lr)
     setup = prepare_trl(tcfg)
     trainer = make_trainer(setup, TRLRun("bench", cfg.grpo.beta))
     timer = ExactSuccessCallback(setup.task, tcfg.mu)

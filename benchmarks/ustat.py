@@ -47,17 +47,17 @@ def loop_grpo_estimates(logits: np.ndarray, reward: np.ndarray, G: int, n_groups
     return out
 
 
-def loop_chain(model: StepModel, n_steps: int, n_chains: int, seed: int) -> np.ndarray:
+def loop_chain(model: StepModel, n: int, n_chains: int, seed: int) -> np.ndarray:
     """Per-seed baseline of the finite-group chain (inner problem solved, groups kept): p_n of each run."""
     rng = np.random.default_rng(seed)
-    out = np.empty((n_steps + 1, n_chains))
+    out = np.empty((n + 1, n_chains))
     for c in range(n_chains):
         z = model.a
         out[0, c] = expit(z)
-        for n in range(n_steps):
-            k = rng.binomial(model.G, expit(z))
-            z = model.a + float(group_tilt(z, k, model.G, model.eps)) / model.beta
-            out[n + 1, c] = expit(z)
+        for k in range(n):
+            successes = rng.binomial(model.G, expit(z))
+            z = model.a + float(group_tilt(z, successes, model.G, eps=model.eps)) / model.beta
+            out[k + 1, c] = expit(z)
     return out
 
 
@@ -75,9 +75,9 @@ def main() -> None:
     args = parser.parse_args()
 
     theta = exact_gradient(LOGITS, REWARD)
-    exact = exact_moments(LOGITS, REWARD, args.G, "grpo").mse
+    exact = exact_moments(LOGITS, REWARD, args.G, estimator="grpo").mse
     t_loop, loop = _timed(loop_grpo_estimates, LOGITS, REWARD, args.G, args.groups, 0)
-    t_vec, vec = _timed(gradient_estimates, LOGITS, REWARD, args.G, args.groups, "grpo", 0)
+    t_vec, vec = _timed(gradient_estimates, LOGITS, REWARD, args.G, args.groups, "grpo", seed=0)
     rows = [("GRPO estimates", args.groups, t_loop, t_vec)]
     for name, x in (("loop", loop), ("vectorised", vec)):
         err = np.sum((x - theta) ** 2, axis=1)
@@ -85,7 +85,7 @@ def main() -> None:
 
     model = StepModel(0.1, 1.0, 1e-5, 8)
     t_chain_loop, chain_loop = _timed(loop_chain, model, 8, args.chains, 1)
-    t_chain, chain = _timed(simulate_chain, model, 8, args.chains, 1)
+    t_chain, chain = _timed(simulate_chain, model, 8, args.chains, seed=1)
     t_law, law = _timed(finite_group_law, model, 8)
     rows += [("chain, 8 steps", args.chains, t_chain_loop, t_chain), ("law (no sampling)", 1, t_chain_loop, t_law)]
     print(f"mean p_8: loop {chain_loop[-1].mean():.4f}, vectorised {chain[-1].mean():.4f}, law {law.mean[-1]:.4f}")

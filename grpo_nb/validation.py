@@ -217,7 +217,7 @@ def check_ratio_advantage(ratio: object, advantage: object) -> tuple[np.ndarray,
     return x, a
 
 
-def check_open_interval(name: str, value: object, lo: float, hi: float) -> float:
+def check_open_interval(name: str, value: object, *, lo: float, hi: float) -> float:
     """A real scalar strictly between ``lo`` and ``hi`` (a tolerance, a threshold, a quantile)."""
     try:
         value = check_scalar(name, np.asarray(value, dtype=float))

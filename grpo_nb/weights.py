@@ -11,7 +11,7 @@ text before it and Eq. (4) put it inside. ``eps_inside_root=False`` evaluates th
 so that a chapter can show the difference; the default (inside) is the one the rest of the paper uses.
 
 Mean-only normalisation (Dr. GRPO) centres the reward and does not scale it: A = r - p, that is 1 - p for a success
-and -p for a failure (:func:`centred_advantage`); its two weights 1 - p and p sum to 1, where Eq. 4's sum to
+and -p for a failure (:func:`mean_only_advantage`); its two weights 1 - p and p sum to 1, where Eq. 4's sum to
 1/sqrt(p(1-p) + eps).
 """
 
@@ -21,7 +21,7 @@ import numpy as np
 
 from grpo_nb.validation import check_binary_reward, check_eps, check_p, scalar_or_array
 
-__all__ = ["centred_advantage", "omega_minus", "omega_plus", "stabilised_advantage", "weight_scale"]
+__all__ = ["mean_only_advantage", "omega_minus", "omega_plus", "stabilised_advantage", "weight_scale"]
 
 
 def _validated(p: object, eps: object) -> tuple[np.ndarray, np.ndarray]:
@@ -73,7 +73,7 @@ def stabilised_advantage(reward: object, p: object, eps: object) -> np.ndarray |
     return scalar_or_array(adv + 0.0)  # + 0.0 turns -omega^-(0) = -0.0 into 0.0: no advantage reads as "-0"
 
 
-def centred_advantage(reward: object, p: object) -> np.ndarray | float:
+def mean_only_advantage(reward: object, p: object) -> np.ndarray | float:
     """The mean-only advantage of a binary reward (Dr. GRPO): A = r - p, i.e. 1 - p (r = 1) and -p (r = 0).
 
     Valid for p in [0, 1] (no variance, so no smoothing and no exclusion of p = 0, 1). ``reward`` and ``p`` broadcast.

@@ -371,7 +371,7 @@
     });
     if (!fig.cache || fig.cache.key !== key) {
       const t0 = performance.now();
-      const limit = longRun(a, eps, BIF_BETAS, BIF.T, BIF.K);
+      const limit = longRun(a, BIF_BETAS, eps, BIF.T, BIF.K);
       const periods = BIF_BETAS.map((_, j) => period(limit.subarray(j * BIF.K, (j + 1) * BIF.K), 32));
       const paths = ["", "", ""];
       BIF_BETAS.forEach((b, j) => {

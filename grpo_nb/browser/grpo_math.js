@@ -143,7 +143,7 @@
   }
 
   /** Long-run logits z_{T+1}..z_{T+K} from p_ref for each beta: the data of a bifurcation diagram. */
-  function longRun(a, eps, betas, T, K) {
+  function longRun(a, betas, eps, T, K) {
     const out = new Float64Array(betas.length * K);
     betas.forEach((beta, i) => {
       let z = a;

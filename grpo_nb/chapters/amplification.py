@@ -13,7 +13,7 @@ its table and the values the chapter's asserts need; the section of the chapter 
   against the fixed points' slopes, and perturbed orbits that stay (stable) or leave (unstable).
 * :func:`beta_bound_peaks` ("Fig. 4: the bound on β"): the peak of B(p*) per eps against its small-eps value
   1/(3^{3/2} sqrt(eps)).
-* :func:`orbit_table` ("Fig. 5: what the iterations do"): where the orbit from p_ref goes for each (beta, p_ref).
+* :func:`orbit_table` ("Fig. 5: what the iterations do"): where the orbit from p_ref goes for each (p_ref, beta).
 * :func:`two_cycle_report` ('The "divergent" case is a stable 2-cycle'): the "divergent" case of Fig. 5 as a
   2-cycle, with its multiplier and fixed points.
 * :func:`regime_count_table` ("A map of the regimes"): the regime maps' counts per regime.
@@ -115,18 +115,16 @@ class Theorem3Survey:
     escaped_share_eps0: float
 
 
-def theorem3_survey(
-    p_ref: np.ndarray, beta: np.ndarray, eps_values: Sequence[float], n_iter: int = 30
-) -> Theorem3Survey:
+def theorem3_survey(p_ref: np.ndarray, beta: np.ndarray, eps_values: Sequence[float], *, n: int = 30) -> Theorem3Survey:
     """Theorem 3 in logit form on the broadcast (p_ref, beta) grid, for each eps (section "Amplification (Theorem 3)").
 
     The gap min_{p*} logit p* - logit p_ref (NaN where h has no fixed point) against its margin
     1/(beta sqrt(1/4 + eps)) (relative tolerance 1e-9), condition (2)'s failures, and logit p_n - logit p_ref over
-    ``n_iter`` iterates. For eps = 0 it also records the share of fixed-point-free grid points whose logit reaches
-    +inf (p = 1) within the ``n_iter`` steps.
+    ``n`` iterates. For eps = 0 it also records the share of fixed-point-free grid points whose logit reaches
+    +inf (p = 1) within the ``n`` steps.
     """
     check_map_params(p_ref, beta, 0.0)
-    n_iter = check_positive_int("n_iter", n_iter)
+    n = check_positive_int("n", n)
     rows, reaches, positive, failing, share = [], [], [], [], float("nan")
     for eps in tqdm(list(eps_values), desc="eps"):
         gap = amplification_gap(p_ref, beta, eps)
@@ -135,7 +133,7 @@ def theorem3_survey(
         reaches.append(bool((gap[has] >= bound[has] * (1 - 1e-9)).all()))
         fails = ~theorem3_condition(p_ref, beta, eps)
         with np.errstate(over="ignore"):  # with eps = 0 some orbits run off to logit +inf (p = 1)
-            z = iterate_logit(p_ref, beta, eps, n_iter)
+            z = iterate_logit(p_ref, beta, eps, n=n)
         orbit_gap = z[1:] - logit(p_ref)
         positive.append(bool((orbit_gap > 0).all()))
         if eps == 0:
@@ -149,7 +147,7 @@ def theorem3_survey(
         "condition (2) fails",
         "…and a fixed point exists",
         "min gap / margin",
-        f"min over {n_iter} iterates of logit p_n − logit p_ref",
+        f"min over {n} iterates of logit p_n − logit p_ref",
     ]
     return Theorem3Survey(Table(headers, rows, ".4g"), reaches, positive, failing, share)
 
@@ -219,6 +217,7 @@ class ExponentFit:
 def condition2_small_beta_growth(
     eps_values: Sequence[float],
     claimed: Sequence[float],
+    *,
     beta: np.ndarray | None = None,
     rtol: float = 1e-6,
 ) -> ExponentFit:
@@ -266,7 +265,7 @@ class Condition2Everywhere:
     by_eps: dict[float, Condition2Extremes]
 
 
-def condition2_everywhere(eps_values: Sequence[float], n: int = 200001) -> Condition2Everywhere:
+def condition2_everywhere(eps_values: Sequence[float], n_grid: int = 200001) -> Condition2Everywhere:
     """Per eps: min over beta of condition (2)'s left-hand side against max over p_ref of its right-hand side (section
     "Fig. 3: where condition (2) holds").
 
@@ -274,11 +273,11 @@ def condition2_everywhere(eps_values: Sequence[float], n: int = 200001) -> Condi
     it never exceeds 1/(3^{3/2} sqrt(eps)) (the maximum over v of v/(2 (v + eps)^{3/2}), at v = 2 eps). The left-hand
     side beta cosh^2(c/beta), c = 1/(2 sqrt(1/4 + eps)), is c cosh^2(u)/u with u = c/beta; it has one minimum, and it
     is at least beta. Hence condition (2) holds for every (beta, p_ref) where min LHS >= max RHS, and for every p_ref
-    once beta >= 1/(3^{3/2} sqrt(eps)). Both extremes are taken on dense grids (``n`` values of u in (0, 10] and of
+    once beta >= 1/(3^{3/2} sqrt(eps)). Both extremes are taken on dense grids (``n_grid`` values of u in (0, 10] and of
     p_ref in (1/2, 1)); returned per eps as a :class:`Condition2Extremes`.
     """
-    c_over_beta = np.linspace(0, 10, n)[1:]
-    p = np.linspace(0.5, 1, n)[1:-1]
+    c_over_beta = np.linspace(0, 10, n_grid)[1:]
+    p = np.linspace(0.5, 1, n_grid)[1:-1]
     rows, facts = [], {}
     for eps in eps_values:
         beta = 1.0 / (2.0 * np.sqrt(0.25 + eps)) / c_over_beta
@@ -298,7 +297,7 @@ class Perturbed:
     """Fixed points of one kind (stable or unstable) that :func:`theorem4_stability_check` perturbed: how many, and
     how many behaved as Theorem 4 says (came back, or left)."""
 
-    n: int
+    count: int
     as_predicted: int
 
 
@@ -320,7 +319,7 @@ class StabilityCheck:
 
 
 def theorem4_stability_check(
-    p_ref: np.ndarray, beta: np.ndarray, eps: float, *, delta: float = 1e-6, n_steps: int = 200, step: float = 1e-3
+    p_ref: np.ndarray, beta: np.ndarray, eps: float, *, delta: float = 1e-6, n: int = 200, step: float = 1e-3
 ) -> StabilityCheck:
     """Lemma 1 / Theorem 4 on the broadcast (p_ref column, beta row) grid at one eps (section "Local convergence
     (Theorem 4 and Lemma 1)").
@@ -330,7 +329,7 @@ def theorem4_stability_check(
     chain rule gives g'(z*) = h'(p*) at a fixed point. It is compared with Lemma 1's B(p*)/beta, and beta > B(p*) with
     |h'(p*)| < 1 (fixed points with | |h'| - 1 | < 1e-6 are left out of that comparison). Then each fixed point with
     |logit| < 50 that is not near-neutral (| |h'| - 1 | > 0.05) is perturbed by ``delta`` in logit and iterated
-    ``n_steps`` times: ``moved`` counts, for stable and for unstable ones, how many there are and how many came back
+    ``n`` times: ``moved`` counts, for stable and for unstable ones, how many there are and how many came back
     within delta/10 (stable) or left beyond 10 delta (unstable).
     """
     grid = fixed_points_grid(p_ref, beta, eps)
@@ -346,7 +345,7 @@ def theorem4_stability_check(
     sel = has & (np.abs(grid.logits) < 50) & (np.abs(np.abs(fd) - 1) > 0.05)
     i, j, k = np.nonzero(sel)
     z_sel, slope = grid.logits[i, j, k], fd[i, j, k]
-    z = logit_map_power(z_sel + delta, a[i, j, k], b[i, j, k], eps, n_steps)
+    z = logit_map_power(z_sel + delta, a[i, j, k], b[i, j, k], eps, n=n)
     stable = np.abs(slope) < 1
     moved = {
         "stable": Perturbed(int(stable.sum()), int(np.sum(stable & (np.abs(z - z_sel) < delta / 10)))),
@@ -375,13 +374,13 @@ class BoundPeaks:
     peaks: tuple[BoundPeak, ...]
 
 
-def beta_bound_peaks(eps_values: Sequence[float], n: int = 200001) -> BoundPeaks:
+def beta_bound_peaks(eps_values: Sequence[float], n_grid: int = 200001) -> BoundPeaks:
     """The peak of Theorem 4's B(p*) over p* in (0, 1) per eps, next to 1/(3^{3/2} sqrt(eps)) and 2 eps (section
     "Fig. 4: the bound on β").
 
     Per eps also B(1/2) and the largest of B at 1e-12 and 1 - 1e-12 (the ends), for the chapter's asserts.
     """
-    p_star = np.linspace(0, 1, n)[1:-1]
+    p_star = np.linspace(0, 1, n_grid)[1:-1]
     rows, facts = [], []
     for eps in eps_values:
         b = theorem4_beta_bound(p_star, eps)
@@ -406,19 +405,19 @@ class OrbitTable:
 
 
 def orbit_table(cases: Sequence[tuple[float, float]], eps: float, n: int = 400) -> OrbitTable:
-    """For each (beta, p_ref): orbit kind, period, Lyapunov exponent, limit set, fixed points and how many are stable
-    (section "Fig. 5: what the iterations do").
+    """For each (p_ref, beta) case: orbit kind, period, Lyapunov exponent, limit set, fixed points and how many are
+    stable (section "Fig. 5: what the iterations do").
 
     The verdict per case (``consistent``): a fixed-point verdict matches a fixed point of h to 1e-9 in logit after
     ``n`` steps, and a limit "stuck at 1" (p within 1e-9 of 1) has a logit above 100.
     """
     rows, kinds, ok = [], [], []
-    for beta, p_ref in cases:
+    for p_ref, beta in cases:
         kind = orbit_kind(p_ref, beta, eps)
         kinds.append(kind)
         limit = attractor(p_ref, beta, eps)
         fps = fixed_points(p_ref, beta, eps)
-        z_end = float(iterate_logit(p_ref, beta, eps, n)[-1])
+        z_end = float(iterate_logit(p_ref, beta, eps, n=n)[-1])
         near_one = max(limit) >= 1 - 1e-9
         matched = (
             kind.kind != "fixed_point" or min(abs(fp.logit - z_end) / max(1.0, abs(fp.logit)) for fp in fps) < 1e-9
@@ -448,7 +447,7 @@ class TwoCycle:
     shrink: np.ndarray
 
 
-def two_cycle_report(p_ref: float, beta: float, eps: float, n: int = 2000) -> TwoCycle:
+def two_cycle_report(p_ref: float, beta: float, eps: float, *, n: int = 2000) -> TwoCycle:
     """The 2-cycle that the orbit from p_ref settles on (section 'The "divergent" case is a stable 2-cycle'): its
     points (attractor), how well g swaps them (max |g(z1) - z2|, |g(z2) - z1|), its multiplier, h's fixed points, the
     orbit's logits over ``n`` steps, and the ratios by which the distance to the cycle shrinks every two steps (steps
@@ -461,7 +460,7 @@ def two_cycle_report(p_ref: float, beta: float, eps: float, n: int = 2000) -> Tw
     a = logit(p_ref)
     swap = max(abs(float(logit_map(z1, a, beta, eps)) - z2), abs(float(logit_map(z2, a, beta, eps)) - z1))
     multiplier = float(logit_map_slope(z1, beta, eps) * logit_map_slope(z2, beta, eps))
-    z = iterate_logit(p_ref, beta, eps, n)
+    z = iterate_logit(p_ref, beta, eps, n=n)
     dist = np.abs(z[0:200:2] - z[-1 - (len(z) - 1) % 2])
     fps = fixed_points(p_ref, beta, eps)
     rows = [
@@ -492,13 +491,13 @@ def regime_count_table(maps: Mapping[float, RegimeMap]) -> Table:
 # --- Section "Theorem 4's hypothesis against amplification" -------------------------------------------------------
 
 
-def contraction_on_ball(p_star: float, p_ref: float, beta: float, eps: float, n: int = 2001) -> float:
-    """max |h'(p)| over the closed ball of radius |p* - p_ref| around p*, clipped to [0, 1] (``n`` sample points
+def contraction_on_ball(p_star: float, p_ref: float, beta: float, eps: float, *, n_grid: int = 2001) -> float:
+    """max |h'(p)| over the closed ball of radius |p* - p_ref| around p*, clipped to [0, 1] (``n_grid`` sample points
     including both ends and p_ref itself), h' from Proposition 1. Below 1 exactly when Theorem 4's hypothesis can hold
     for this p* (section "Theorem 4's hypothesis against amplification")."""
     d = abs(p_star - p_ref)
     lo, hi = max(0.0, p_star - d), min(1.0, p_star + d)
-    p = np.append(np.linspace(lo, hi, n), p_ref)
+    p = np.append(np.linspace(lo, hi, n_grid), p_ref)
     if eps == 0:  # h' is defined on (0, 1) only (Remark 1)
         p = p[(p > 0) & (p < 1)]
     return float(np.max(np.abs(h_prime(p, p_ref, beta, eps))))
@@ -512,7 +511,7 @@ class Theorem4Hypothesis:
     holds: the hypothesis can hold for that fixed point (contraction on the ball, and p* stable);
     contraction: max |h'| on the ball (NaN where there is no such fixed point);
     gap_ratio: (logit p* - logit p_ref) beta sqrt(1 + 4 eps) / 2, which amplification puts at >= 1;
-    banach_ok: where ``holds``, the orbit from p_ref obeys |p_n - p*| <= L^n |p_ref - p*| for n <= n_steps.
+    banach_ok: where ``holds``, the orbit from p_ref obeys |p_n - p*| <= L^n |p_ref - p*| for n up to ``n``.
     """
 
     holds: np.ndarray
@@ -527,7 +526,7 @@ class Theorem4Hypothesis:
 
 
 def theorem4_hypothesis_grid(
-    p_ref: object, beta: object, eps: float, *, n_steps: int = 60, n_ball: int = 2001
+    p_ref: object, beta: object, eps: float, *, n: int = 60, n_ball: int = 2001
 ) -> Theorem4Hypothesis:
     """Where Theorem 4's hypothesis can hold on the broadcast (p_ref, beta) grid at one eps (section "Theorem 4's
     hypothesis against amplification").
@@ -539,11 +538,11 @@ def theorem4_hypothesis_grid(
     > 0, and the hypothesis can hold, for some delta, exactly when L = max |h'| on [p* - d, p* + d] (clipped to
     [0, 1]) is below 1: :func:`contraction_on_ball`, a module-level name that the negative test replaces by a
     condition that ignores the gap. Where it holds, Banach's estimate |p_n - p*| <= L^n d must hold along the orbit
-    from p_ref for ``n_steps`` steps (``banach_ok``), so such a wrong condition is caught by the orbits that do not
+    from p_ref for ``n`` steps (``banach_ok``), so such a wrong condition is caught by the orbits that do not
     converge.
     """
     p_ref, beta, eps_arr = check_map_params(p_ref, beta, eps, broadcast=True)
-    n_steps = check_positive_int("n_steps", n_steps)
+    n = check_positive_int("n", n)
     eps = float(eps_arr.flat[0])
     grid = fixed_points_grid(p_ref, beta, eps)
     has = ~np.isnan(grid.logits)
@@ -552,16 +551,16 @@ def theorem4_hypothesis_grid(
     contraction = np.full(grid.logits.shape, np.nan)
     for idx in zip(*np.nonzero(has & grid.stable), strict=True):
         p_star, p_ref_i, beta_i = float(expit(grid.logits[idx])), float(p_ref[idx[:-1]]), float(beta[idx[:-1]])
-        contraction[idx] = contraction_on_ball(p_star, p_ref_i, beta_i, eps, n_ball)
+        contraction[idx] = contraction_on_ball(p_star, p_ref_i, beta_i, eps, n_grid=n_ball)
     with np.errstate(invalid="ignore"):
         holds = has & grid.stable & (contraction < 1)
-    z = iterate_logit(p_ref, beta, eps, n_steps)
+    z = iterate_logit(p_ref, beta, eps, n=n)
     banach_ok = True
-    n = np.arange(n_steps + 1)
+    steps = np.arange(n + 1)
     for idx in zip(*np.nonzero(holds), strict=True):
         p_star, big_l = expit(grid.logits[idx]), contraction[idx]
         dist = np.abs(expit(z[(slice(None), *idx[:-1])]) - p_star)
-        banach_ok &= bool((dist <= big_l**n * dist[0] * (1 + 1e-6) + 1e-15).all())
+        banach_ok &= bool((dist <= big_l**steps * dist[0] * (1 + 1e-6) + 1e-15).all())
     return Theorem4Hypothesis(holds, contraction, gap_ratio, banach_ok)
 
 
@@ -710,7 +709,7 @@ def practice_regime_table(
         rm = regime_map(p, b, float(check_eps(eps)))
         maps[eps] = rm
         with np.errstate(over="ignore"):
-            z = iterate_logit(p, b, eps, 1)
+            z = iterate_logit(p, b, eps, n=1)
         for i, j in np.ndindex(rm.regime.shape):
             v1 = np.exp(-abs(z[1, i, j])) / (1 + np.exp(-abs(z[1, i, j]))) ** 2
             limit = rm.limit_logit[i, j]
@@ -735,7 +734,7 @@ class SmallBetaLimit:
     limit_rate: np.ndarray
 
 
-def small_beta_limit(p_ref: float, eps: float, betas: Sequence[float], n: int = 50) -> SmallBetaLimit:
+def small_beta_limit(p_ref: float, betas: Sequence[float], eps: float, *, n: int = 50) -> SmallBetaLimit:
     """The recursion as beta -> 0, at one eps > 0 and one p_ref (section "What β means in practice").
 
     The first gain is logit p_1 - logit p_ref = 1/(beta sqrt(v_ref + eps)) >= 2/(beta sqrt(1 + 4 eps)), so p_1 -> 1
@@ -749,7 +748,7 @@ def small_beta_limit(p_ref: float, eps: float, betas: Sequence[float], n: int = 
     if not eps > 0:
         raise ValueError(f"eps={eps!r} is out of range; valid range is eps > 0 (with eps = 0 the orbit escapes to 1)")
     b = check_beta(np.asarray(betas, dtype=float))
-    z = iterate_logit(p_ref, b, eps, n)
+    z = iterate_logit(p_ref, b, eps, n=n)
     gain = z[1] - z[0]
     bound = 2.0 / (b * np.sqrt(1 + 4 * eps))
     rate = b * (z[-1] - logit(p_ref))

@@ -67,7 +67,9 @@ def contrastive_step_split(task: TabularTask, logits: np.ndarray, *, eps: float,
     parts = {"pull": np.where(task.reward == 1.0, adv, 0.0), "push": np.where(task.reward == 0.0, adv, 0.0), "all": adv}
     dp = {}
     for name, a in parts.items():
-        _, grad = grpo_surrogate(logits, logits, task.ref_logits, outcomes, weights, a, 0.0)
+        _, grad = grpo_surrogate(
+            logits, logits, task.ref_logits, outcomes=outcomes, weights=weights, advantages=a, beta=0.0
+        )
         dp[name] = logits_expected_reward(logits + lr * grad, task.reward) - p
     return ContrastiveSplit(
         p=p,

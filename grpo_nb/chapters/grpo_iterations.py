@@ -79,7 +79,7 @@ class GroupGradient:
     residual: float
 
 
-def clip_ratios(run: Algorithm1Run, task: TabularTask, eps: float, clip_eps: float) -> ClipRatios:
+def clip_ratios(run: Algorithm1Run, task: TabularTask, eps: float, *, clip_eps: float) -> ClipRatios:
     """After the first outer step of a clipped exact-expectation run: per prompt the largest ratio pi_1/pi_0 of a
     success, the smallest of a failure, how many outcomes ended beyond the band on their advantage's side (where
     GRPO-Clip's own term for them has no gradient left), and p_1/p_0.
@@ -121,13 +121,29 @@ def expected_group_gradient(ps: Sequence[float], groups: Sequence[int], eps: flo
     for name, G in [("exact", None), *((str(G), G) for G in groups)]:
         if G is None:
             adv = stabilised_advantage(rew, p[:, None], eps)
-            _, grad[name] = grpo_surrogate(task.ref_logits, task.ref_logits, task.ref_logits, outcomes, pi, adv, 0.0)
+            _, grad[name] = grpo_surrogate(
+                task.ref_logits,
+                task.ref_logits,
+                task.ref_logits,
+                outcomes=outcomes,
+                weights=pi,
+                advantages=adv,
+                beta=0.0,
+            )
             continue
         total = np.zeros((q, o))
         for k in range(G + 1):
             w = np.where(rew == 1, (k / G) * pi / p[:, None], (1 - k / G) * pi / (1 - p[:, None]))
             adv = stabilised_advantage(rew, np.full((q, 1), k / G), eps)
-            _, g = grpo_surrogate(task.ref_logits, task.ref_logits, task.ref_logits, outcomes, w, adv, 0.0)
+            _, g = grpo_surrogate(
+                task.ref_logits,
+                task.ref_logits,
+                task.ref_logits,
+                outcomes=outcomes,
+                weights=w,
+                advantages=adv,
+                beta=0.0,
+            )
             total += binom.pmf(k, G, p)[:, None] * g
         grad[name] = total
     exact = grad["exact"]

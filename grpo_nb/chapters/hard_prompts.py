@@ -132,8 +132,8 @@ def monotone_after_first_step(
     Returns a boolean array of the broadcast shape of (p_ref, beta, eps).
     """
     n = check_positive_int("n", n, minimum=2)
-    tol = check_open_interval("tol", tol, 0.0, 1.0)
-    steps = np.diff(iterate_logit(p_ref, beta, eps, n)[1:], axis=0)
+    tol = check_open_interval("tol", tol, lo=0.0, hi=1.0)
+    steps = np.diff(iterate_logit(p_ref, beta, eps, n=n)[1:], axis=0)
     return (steps >= -tol).all(axis=0) | (steps <= tol).all(axis=0)
 
 
@@ -164,19 +164,19 @@ class AttractorReport:
     lower_fixed_slopes: np.ndarray
 
 
-def attractor_report(p_ref: object, beta: object, eps: object, *, n_orbit: int = 400) -> AttractorReport:
+def attractor_report(p_ref: object, beta: object, eps: object, *, n: int = 400) -> AttractorReport:
     """Find the attractor of the orbit from p_ref (fixed point or cycle) and measure how well each claim holds
     (section "Where chaos occurs at eps = 1e-5", for the period-3 window; :func:`two_cycle_check` runs it twice).
 
     Scalars only. Raises :class:`grpo_nb.dynamics.orbits.ChaoticOrbitError` when the orbit has no finite limit set.
     """
     p_ref, beta, eps = (float(x) for x in check_map_params(p_ref, beta, eps, scalar=True))
-    n_orbit = check_positive_int("n_orbit", n_orbit)
+    n = check_positive_int("n", n)
     kind = orbit_kind(p_ref, beta, eps)
     points = attractor(p_ref, beta, eps)
     z = logit(np.array(points))
     a = logit(p_ref)
-    orbit = iterate_logit(p_ref, beta, eps, n_orbit)
+    orbit = iterate_logit(p_ref, beta, eps, n=n)
     fp = fixed_points_grid(p_ref, beta, eps)
     lower = np.isfinite(fp.logits) & (fp.logits < 0)
     return AttractorReport(
@@ -206,7 +206,7 @@ def two_cycle_check(p_ref: object, beta: object, eps: object, *, beta_stable: fl
     ``beta_stable`` (expected: a stable fixed point), with the rows of the chapter's table (section 'The paper's
     "divergent" run is a 2-cycle'): the two cycle points, the fixed point between them, the cycle's multiplier, the
     stable fixed point."""
-    beta_stable = check_open_interval("beta_stable", beta_stable, 0.0, np.inf)
+    beta_stable = check_open_interval("beta_stable", beta_stable, lo=0.0, hi=np.inf)
     cyc = attractor_report(p_ref, beta, eps)
     stable = attractor_report(p_ref, beta_stable, eps)
     if cyc.logits.size != 2 or cyc.lower_fixed_logits.size != 1 or stable.logits.size != 1:
@@ -257,7 +257,7 @@ def escape_beta(diagram: BifurcationDiagram, *, escape_logit: float = 20.0) -> f
     Such an orbit is a fixed point whose last logit exceeds ``escape_logit`` (p > 1 - 2e-9 by default).
     """
     d = _check_diagram("diagram", diagram)
-    escape_logit = check_open_interval("escape_logit", escape_logit, 0.0, np.inf)
+    escape_logit = check_open_interval("escape_logit", escape_logit, lo=0.0, hi=np.inf)
     up = d.beta[(d.kind == OrbitClass.FIXED_POINT) & (d.limit_logits[:, -1] > escape_logit)]
     return float(up.max()) if up.size else float("nan")
 
@@ -291,7 +291,7 @@ def diagram_summary(diagrams: Sequence[BifurcationDiagram], *, moderate_logit: f
     """
     if isinstance(diagrams, BifurcationDiagram) or not isinstance(diagrams, Sequence) or not diagrams:
         raise ValueError(f"diagrams={diagrams!r} is invalid; valid input is a non-empty list of BifurcationDiagram")
-    moderate_logit = check_open_interval("moderate_logit", moderate_logit, 0.0, np.inf)
+    moderate_logit = check_open_interval("moderate_logit", moderate_logit, lo=0.0, hi=np.inf)
     out = {k: [] for k in ("offset", "unstable", "slope", "chaos", "cycle")}
     rows = []
     for i, d in enumerate(diagrams):
@@ -333,7 +333,7 @@ def fixed_point_branch(diagram: BifurcationDiagram, beta_min: float) -> FixedPoi
     """Read the fixed point p* of the orbit from p_ref on the grid points of a diagram above ``beta_min`` (section
     "What it means for training")."""
     d = _check_diagram("diagram", diagram)
-    beta_min = check_open_interval("beta_min", beta_min, 0.0, np.inf)
+    beta_min = check_open_interval("beta_min", beta_min, lo=0.0, hi=np.inf)
     above = d.beta > beta_min
     if above.sum() < 2:
         raise ValueError(f"beta_min={beta_min!r} is out of range; valid: below the second largest beta of the diagram")
@@ -384,9 +384,9 @@ def cascade_check(p_ref: object, eps: object, *, n_doublings: int = 9, n_checked
     b = doubling_betas(p_ref, eps, r)
     p_ref, eps = float(p_ref), float(eps)
     ks = range(1, min(n_checked, r.size) + 1)
-    error = max((abs(float(critical_orbit_logit(p_ref, r[k - 1], eps, 2**k))) for k in ks), default=0.0)
+    error = max((abs(float(critical_orbit_logit(p_ref, r[k - 1], eps, n=2**k))) for k in ks), default=0.0)
     earliest = min(
-        (abs(float(critical_orbit_logit(p_ref, r[k - 1], eps, 2**j))) for k in ks for j in range(k)), default=np.inf
+        (abs(float(critical_orbit_logit(p_ref, r[k - 1], eps, n=2**j))) for k in ks for j in range(k)), default=np.inf
     )
     rows = [[k + 1, 2 ** (k + 1), b[k], r[k], b[k] - b[k + 1] if k + 1 < b.size else np.nan] for k in range(b.size)]
     interleaved = bool(np.all(b > r) and np.all(b[1:] < r[:-1]))
@@ -479,7 +479,7 @@ def chaos_check(
     res_hi = separation_test(p_ref, beta, eps, n_pairs=n_pairs, dps=dps_check)
     lam_mp = mp_lyapunov(p_ref, beta, eps, n=n_rate, dps=40)
     rate = renormalised_separation_rate(p_ref, beta, eps, n=n_rate)
-    se = finite_time_exponent_se(p_ref, beta, eps, n_rate)
+    se = finite_time_exponent_se(p_ref, beta, eps, n=n_rate)
     upto = [slice(0, m + 1) for m in res.growth_steps if m > 0]
     precision = max(
         (np.max(np.abs(res_hi.log_separation[i, s] - res.log_separation[i, s])) for i, s in enumerate(upto)),
@@ -527,7 +527,7 @@ def confirm_chaos(
     q = np.asarray(quantiles, dtype=float)
     if q.ndim != 1 or q.size == 0 or not np.all((q >= 0) & (q <= 1)):
         raise ValueError(f"quantiles={quantiles!r} is out of range; valid: a non-empty list of values in [0, 1]")
-    lyapunov_min = check_open_interval("lyapunov_min", lyapunov_min, 0.0, np.inf)
+    lyapunov_min = check_open_interval("lyapunov_min", lyapunov_min, lo=0.0, hi=np.inf)
     n_pairs, n_rate, n_long = (
         check_positive_int(k, v) for k, v in (("n_pairs", n_pairs), ("n_rate", n_rate), ("n_long", n_long))
     )
@@ -540,7 +540,7 @@ def confirm_chaos(
             raise ValueError(f"diagrams[{i}] has no chaotic beta with exponent > {lyapunov_min}; valid: a chaotic one")
         for j in idx[np.round(np.quantile(np.arange(idx.size), q)).astype(int)]:
             beta, lam = float(d.beta[j]), float(d.lyapunov[j])
-            res = separation_test(d.p_ref, beta, d.eps, n_pairs=n_pairs, n_steps=int(3 * np.log(1e24) / lam) + 50)
+            res = separation_test(d.p_ref, beta, d.eps, n_pairs=n_pairs, n=int(3 * np.log(1e24) / lam) + 50)
             rate = renormalised_separation_rate(d.p_ref, beta, d.eps, n=n_rate)
             lam_long = orbit_kind(d.p_ref, beta, d.eps, n_lyapunov=n_long).lyapunov
             for k, v in zip(
@@ -560,7 +560,7 @@ def confirm_chaos(
 class FiniteGroupSummary:
     """The recursion with group estimates K/G (:func:`finite_group_orbit`) for several G, and the exact one.
 
-    orbits: label -> p_0..p_n ("exact recursion (G = infinity)", "G = 16", ...); per G after ``burn_in`` steps:
+    orbits: label -> p_0..p_n ("exact recursion (G = infinity)", "G = 16", ...); per G after ``transient`` steps:
     no_signal: fraction of groups with K = 0 or K = G; alternating: fraction of steps that reverse the previous
     one (up-down); median_high: median of the values above the geometric mean of the exact attractor's extremes
     (NaN if none); rows: those three per G, then the exact recursion's.
@@ -579,7 +579,7 @@ def _alternation(p: np.ndarray) -> float:
 
 
 def finite_group_summary(
-    p_ref: object, beta: object, eps: object, groups: Sequence[int], *, n: int, seed: int = 0, burn_in: int = 20
+    p_ref: object, beta: object, eps: object, *, groups: Sequence[int], n: int, seed: int = 0, transient: int = 20
 ) -> FiniteGroupSummary:
     """Run :func:`finite_group_orbit` for each G in ``groups`` (same seed) next to the exact recursion (section "What
     it means for training").
@@ -587,23 +587,23 @@ def finite_group_summary(
     The orbit from p_ref of the exact recursion must have a finite limit set (a fixed point or cycle).
     """
     n = check_positive_int("n", n, minimum=2)
-    burn_in = check_positive_int("burn_in", burn_in, minimum=0)
-    if burn_in > n - 2:
-        raise ValueError(f"burn_in={burn_in!r} is out of range; valid range is 0 <= burn_in <= n - 2 = {n - 2}")
+    transient = check_positive_int("transient", transient, minimum=0)
+    if transient > n - 2:
+        raise ValueError(f"transient={transient!r} is out of range; valid range is 0 <= transient <= n - 2 = {n - 2}")
     if isinstance(groups, (int, np.integer)) or not isinstance(groups, Sequence) or not groups:
         raise ValueError(f"groups={groups!r} is invalid; valid input is a non-empty list of group sizes G >= 2")
     cycle = np.array(attractor(p_ref, beta, eps))
     split = np.sqrt(cycle.min() * cycle.max())
-    exact = expit(iterate_logit(p_ref, beta, eps, n))
+    exact = expit(iterate_logit(p_ref, beta, eps, n=n))
     orbits = {"exact recursion (G = infinity)": exact}
     no_signal, alternating, high, rows = [], [], [], []
     for G in groups:
         p_sim, empty = finite_group_orbit(p_ref, beta, eps, G=G, n=n, seed=seed)
         orbits[f"G = {G}"] = p_sim
-        tail = p_sim[burn_in:]
+        tail = p_sim[transient:]
         no_signal.append(empty.mean())
         alternating.append(_alternation(tail))
         high.append(np.median(tail[tail > split]) if np.any(tail > split) else np.nan)
         rows.append([str(G), no_signal[-1], alternating[-1], high[-1]])
-    rows.append(["exact", 0.0, _alternation(exact[burn_in:]), np.median(cycle[cycle > split])])
+    rows.append(["exact", 0.0, _alternation(exact[transient:]), np.median(cycle[cycle > split])])
     return FiniteGroupSummary(orbits, np.array(no_signal), np.array(alternating), np.array(high), rows)

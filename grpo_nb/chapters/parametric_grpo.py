@@ -107,7 +107,7 @@ def timing_table(runs: Mapping[str, RunRecord]) -> Table:
 
 
 def segment_slope_bound(
-    a: np.ndarray, b: np.ndarray, p_ref: float, beta: float, eps: float, n_grid: int = 2049
+    a: np.ndarray, b: np.ndarray, p_ref: float, beta: float, eps: float, *, n_grid: int = 2049
 ) -> np.ndarray:
     """max |h'| over the segment between a and b (elementwise), on a grid uniform in p and one uniform in the logit
     (h' varies fastest near 0 and 1), endpoints included (section "Errors grow where the map is unstable")."""

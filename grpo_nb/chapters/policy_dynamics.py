@@ -36,7 +36,7 @@ __all__ = [
 ]
 
 
-def sign_change_counts(p_ref: object, beta: object, eps: float, n_grid: int = 4001) -> np.ndarray:
+def sign_change_counts(p_ref: object, beta: object, eps: float, *, n_grid: int = 4001) -> np.ndarray:
     """Sign changes of F(z) = g(z) - z on ``n_grid`` points of [min(g(0), 0) - 1, logit p_ref + 1/(beta sqrt eps) + 1].
 
     Every fixed point lies in that interval (g's minimum is g(0), its supremum the cap), so the count is a lower

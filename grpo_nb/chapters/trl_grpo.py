@@ -89,7 +89,7 @@ __all__ = [
 ]
 
 LOSS_TYPES: tuple[str, ...] = ("grpo", "bnpo", "dr_grpo", "dapo")
-PROBE_CONFIG = replace(TRL_CONFIGS["tiny"], name="probe", G=8, mu=1, n_outer=1)
+PROBE_CONFIG = replace(TRL_CONFIGS["tiny"], name="probe", G=8, mu=1, n=1)
 TOL = 1e-5  # float32 arithmetic on O(1) numbers
 
 
@@ -138,7 +138,7 @@ def make_probe(beta: float = 0.0, seed: int = 0, **overrides) -> Probe:
     return Probe(trainer, inputs, log[-1][1].reshape(-1, g), logp)
 
 
-def aggregate(per_token: np.ndarray, mask: np.ndarray, loss_type: str, max_len: int) -> float:
+def aggregate(per_token: np.ndarray, mask: np.ndarray, loss_type: str, *, max_len: int) -> float:
     """The book's statement of TRL's loss aggregation, per ``loss_type``, of a (B, T) per-token loss:
 
     grpo: mean over completions of their own token mean; bnpo: sum over tokens / number of tokens; dr_grpo:
@@ -172,7 +172,9 @@ BOOK_ADVANTAGES: dict[str, Callable[[np.ndarray], np.ndarray]] = {
 }
 
 
-def book_kl(logp: torch.Tensor, logp_ref: torch.Tensor, log_ratio: torch.Tensor, bias_correction: bool) -> np.ndarray:
+def book_kl(
+    logp: torch.Tensor, logp_ref: torch.Tensor, log_ratio: torch.Tensor, *, bias_correction: bool
+) -> np.ndarray:
     """The book's per-token KL term of TRL's loss: Schulman's k3, exp(d) - d - 1 with d = log pi_ref - log pi_theta
     (:func:`grpo_nb.toylm.grpo.k3_kl`), times the importance ratio pi_theta/pi_old = exp(``log_ratio``) when
     ``use_bias_correction_kl`` (``bias_correction``) is on; without the flag the KL term carries no ratio."""
@@ -180,11 +182,13 @@ def book_kl(logp: torch.Tensor, logp_ref: torch.Tensor, log_ratio: torch.Tensor,
     return k3 * np.exp(_np(log_ratio)) if bias_correction else k3
 
 
-def book_clipped_term(ratio: np.ndarray, advantage: np.ndarray, eps_low: float, eps_high: float) -> np.ndarray:
-    """The book's clipped term with TRL's two ranges, f(x, A) = min(x A, clip(x, 1 - eps_low, 1 + eps_high) A):
-    :func:`grpo_nb.clipping.clipped_term` with eps_high where A >= 0 and eps_low where A < 0 (only one side of the
-    clip acts for each sign)."""
-    return np.where(advantage >= 0, clipped_term(ratio, advantage, eps_high), clipped_term(ratio, advantage, eps_low))
+def book_clipped_term(ratio: np.ndarray, advantage: np.ndarray, clip_eps: float, *, clip_eps_high: float) -> np.ndarray:
+    """The book's clipped term with TRL's two ranges, f(x, A) = min(x A, clip(x, 1 - clip_eps, 1 + clip_eps_high) A):
+    :func:`grpo_nb.clipping.clipped_term` with ``clip_eps_high`` where A >= 0 and ``clip_eps`` where A < 0 (only one
+    side of the clip acts for each sign)."""
+    return np.where(
+        advantage >= 0, clipped_term(ratio, advantage, clip_eps_high), clipped_term(ratio, advantage, clip_eps)
+    )
 
 
 def book_log_ratio(log_ratio: np.ndarray, mask: np.ndarray, level: str) -> np.ndarray:
@@ -255,7 +259,7 @@ def kl_check(probe: Probe, *, bias_correction: bool = False, seed: int = 0) -> f
         advantages=torch.zeros(probe.logp.shape[0], device=probe.logp.device),
     )
     mask = _np(probe.inputs["completion_mask"])
-    per_token = book_kl(probe.logp, probe.logp + d, u, bias_correction)
+    per_token = book_kl(probe.logp, probe.logp + d, u, bias_correction=bias_correction)
     book = float((per_token * mask).sum() / mask.sum())
     return abs(probe.logged("kl") - book)
 
@@ -275,16 +279,16 @@ def loss_type_check(probe: Probe, loss_type: str, seed: int = 0) -> float:
     loss = probe.loss(
         advantages=adv, completion_mask=mask, old_per_token_logps=probe.logp, num_items_in_batch=mask.sum()
     )
-    book = aggregate(-_np(adv)[:, None] * np.ones((b, t)), _np(mask), loss_type, t)
+    book = aggregate(-_np(adv)[:, None] * np.ones((b, t)), _np(mask), loss_type, max_len=t)
     return abs(loss - book)
 
 
-def clip_check(probe: Probe, epsilon: float, epsilon_high: float | None = None) -> float:
-    """|TRL's loss - the book's clipped objective| at ratios exp(u), u ~ U(-0.7, 0.7), advantages ~ N(0, 1), TRL's
-    ``epsilon_high`` defaulting to ``epsilon``; a row of :func:`knob_table` (section "Every knob, checked by TRL's own
-    code").
+def clip_check(probe: Probe, clip_eps: float, clip_eps_high: float | None = None) -> float:
+    """|TRL's loss - the book's clipped objective| at ratios exp(u), u ~ U(-0.7, 0.7), advantages ~ N(0, 1), with TRL's
+    ``epsilon`` = ``clip_eps`` and ``epsilon_high`` = ``clip_eps_high`` (default ``clip_eps``); a row of
+    :func:`knob_table` (section "Every knob, checked by TRL's own code").
 
-    The book: -mean of :func:`book_clipped_term` with TRL's ``epsilon`` and ``epsilon_high``."""
+    The book: -mean of :func:`book_clipped_term` with the same two clip ranges."""
     dev = probe.logp.device
     gen = torch.Generator(device=dev).manual_seed(1)
     b, t = probe.logp.shape
@@ -292,12 +296,12 @@ def clip_check(probe: Probe, epsilon: float, epsilon_high: float | None = None) 
     adv = torch.randn(b, generator=gen, device=dev)
     trainer = probe.trainer
     trainer.loss_type = "bnpo"
-    trainer.epsilon_low = epsilon
-    trainer.epsilon_high = epsilon if epsilon_high is None else epsilon_high
+    trainer.epsilon_low = clip_eps
+    trainer.epsilon_high = clip_eps if clip_eps_high is None else clip_eps_high
     loss = probe.loss(advantages=adv, old_per_token_logps=probe.logp - u)
     x, a = np.exp(_np(u)), np.broadcast_to(_np(adv)[:, None], (b, t))
-    f = book_clipped_term(x, a, epsilon, trainer.epsilon_high)
-    return abs(loss - aggregate(-f, _np(probe.inputs["completion_mask"]), "bnpo", t))
+    f = book_clipped_term(x, a, clip_eps, clip_eps_high=trainer.epsilon_high)
+    return abs(loss - aggregate(-f, _np(probe.inputs["completion_mask"]), "bnpo", max_len=t))
 
 
 def sequence_ratio_check(probe: Probe, level: str = "sequence") -> float:
@@ -318,7 +322,7 @@ def sequence_ratio_check(probe: Probe, level: str = "sequence") -> float:
     loss = probe.loss(advantages=adv, old_per_token_logps=probe.logp - u)
     mask = _np(probe.inputs["completion_mask"])
     lr = book_log_ratio(_np(u), mask, level)
-    return abs(loss - aggregate(-np.exp(lr) * _np(adv)[:, None], mask, "bnpo", t))
+    return abs(loss - aggregate(-np.exp(lr) * _np(adv)[:, None], mask, "bnpo", max_len=t))
 
 
 @dataclass(frozen=True)
@@ -330,16 +334,16 @@ class MuCheck:
     clipped: float
 
 
-def mu_check(num_iterations: int, steps: int = 3, lr: float = 3e-2, seed: int = 0) -> MuCheck:
-    """Real training steps with ``num_iterations`` = mu, a large learning rate and clip range 0.01: whether TRL
-    stored old log-probabilities (it does not at mu = 1: the ratio is then pi_theta/pi_theta.detach() = 1), and the
-    largest share of clipped tokens TRL logged. ``seed`` seeds TRL's trainer and the probe's draw. A row of
-    :func:`knob_table` (section "Every knob, checked by TRL's own code")."""
+def mu_check(mu: int, n_steps: int = 3, lr: float = 3e-2, *, seed: int = 0) -> MuCheck:
+    """``n_steps`` real training steps with TRL's ``num_iterations`` = ``mu``, a large learning rate and clip range
+    0.01: whether TRL stored old log-probabilities (it does not at mu = 1: the ratio is then
+    pi_theta/pi_theta.detach() = 1), and the largest share of clipped tokens TRL logged. ``seed`` seeds TRL's trainer
+    and the probe's draw. A row of :func:`knob_table` (section "Every knob, checked by TRL's own code")."""
     setup = _probe_setup()
     trainer = make_trainer(
-        setup, TRLRun("mu", 0.0, 0.01), num_iterations=num_iterations, max_steps=steps, learning_rate=lr, seed=seed
+        setup, TRLRun("mu", 0.0, 0.01), num_iterations=mu, max_steps=n_steps, learning_rate=lr, seed=seed
     )
-    stored = "old_per_token_logps" in make_probe(num_iterations=num_iterations, seed=seed).inputs
+    stored = "old_per_token_logps" in make_probe(num_iterations=mu, seed=seed).inputs
     trainer.train()
     clipped = max(h.get("clip_ratio/region_mean", 0.0) for h in trainer.state.log_history)
     return MuCheck(stored, float(clipped))

@@ -116,6 +116,7 @@ def solver_agreement(
     rng: np.random.Generator,
     alphas: Sequence[float] = (0.0, 0.3, 0.5, 1.0),
     eps_values: Sequence[float] = (0.0, 1e-5, 1e-2),
+    *,
     n_instances: int = 4,
     n_outcomes: int = 40,
 ) -> SolverAgreement:
@@ -134,11 +135,16 @@ def solver_agreement(
             err = 0.0
             for _ in range(n_instances):
                 pi_ref, pi_prev, reward, beta = random_instance(rng, n_outcomes)
-                args = (pi_ref, pi_prev, reward, beta, eps, normalization)
-                numeric = solve_policy_step(*args, alpha)
-                err = max(err, float(np.max(np.abs(policy_step(*args, alpha) - numeric))))
+                args = (pi_ref, pi_prev, reward, beta, eps)
+                numeric = solve_policy_step(*args, normalization=normalization, alpha=alpha)
+                err = max(
+                    err, float(np.max(np.abs(policy_step(*args, normalization=normalization, alpha=alpha) - numeric)))
+                )
                 if alpha < 1:
-                    wrong = min(wrong, float(np.max(np.abs(policy_step(*args, 1.0) - numeric))))
+                    wrong = min(
+                        wrong,
+                        float(np.max(np.abs(policy_step(*args, normalization=normalization, alpha=1.0) - numeric))),
+                    )
             worst = max(worst, err)
             row.append(_small(err))
         rows.append(row)
@@ -158,7 +164,8 @@ def recursion_agreement(
     rng: np.random.Generator,
     alphas: Sequence[float] = (0.0, 0.3, 0.5, 1.0),
     eps: float = 1e-2,
-    n_steps: int = 15,
+    *,
+    n: int = 15,
     n_instances: int = 3,
 ) -> RecursionAgreement:
     """Exact tabular runs from pi_0 = pi_ref (:func:`grpo_nb.variants.policy_orbit`) against the logit recursion."""
@@ -168,14 +175,18 @@ def recursion_agreement(
             err, last = 0.0, []
             for _ in range(n_instances):
                 pi_ref, _, reward, beta = random_instance(rng)
-                p = expected_reward(policy_orbit(pi_ref, reward, beta, eps, n_steps, normalization, alpha), reward)
+                p = expected_reward(
+                    policy_orbit(pi_ref, reward, beta, eps, n=n, normalization=normalization, alpha=alpha), reward
+                )
                 with np.errstate(over="ignore"):
-                    predicted = expit(iterate_logit(float(pi_ref @ reward), beta, eps, n_steps, normalization, alpha))
+                    predicted = expit(
+                        iterate_logit(float(pi_ref @ reward), beta, eps, n=n, normalization=normalization, alpha=alpha)
+                    )
                 err = max(err, float(np.max(np.abs(p - predicted))))
                 last.append(f"{p[0]:.3f} → {p[-1]:.3f}")
             worst = max(worst, err)
             rows.append([_NAMES[normalization], alpha, _small(err), ", ".join(last)])
-    headers = ["normalisation", "α", f"max |p_n tabular − p_n recursion|, n ≤ {n_steps}", f"p_0 → p_{n_steps} per run"]
+    headers = ["normalisation", "α", f"max |p_n tabular − p_n recursion|, n ≤ {n}", f"p_0 → p_{n} per run"]
     return RecursionAgreement(Table(headers, rows, ".3g"), worst)
 
 
@@ -193,7 +204,7 @@ class MeanOnlyCheck:
 
 
 def mean_only_fixed_point(
-    p_ref: np.ndarray, beta: np.ndarray, eps_values: Sequence[float], rng: np.random.Generator, n: int = 20
+    p_ref: np.ndarray, beta: np.ndarray, eps_values: Sequence[float], *, rng: np.random.Generator, n: int = 20
 ) -> MeanOnlyCheck:
     """z_n of "mean", alpha = 1 over broadcast (p_ref, beta) for each eps, and the fixed points of the dynamics code.
 
@@ -203,7 +214,7 @@ def mean_only_fixed_point(
     """
     variant = Variant("mean", 1.0)
     check_map_params(p_ref, beta, 0.0)
-    z_all = np.stack([iterate_logit(p_ref, beta, e, n, "mean", 1.0) for e in eps_values])
+    z_all = np.stack([iterate_logit(p_ref, beta, e, n=n, normalization="mean", alpha=1.0) for e in eps_values])
     eps_independent = bool(all(np.array_equal(z_all[0], z) for z in z_all[1:]))
     z = z_all[0]
     moving = z != z[-1]  # the steps are those up to the last logit that still differs from the final one
@@ -215,11 +226,11 @@ def mean_only_fixed_point(
     drift = 0.0
     for _ in range(4):
         pi_ref, _, reward, b = random_instance(rng)
-        p = expected_reward(policy_orbit(pi_ref, reward, b, 1e-5, 6, "mean", 1.0), reward)
+        p = expected_reward(policy_orbit(pi_ref, reward, b, 1e-5, n=6, normalization="mean", alpha=1.0), reward)
         drift = max(drift, float(np.max(np.abs(p[2:] - p[1]))))
     rows = []
     for pr, b in ((1e-3, 0.1), (1e-3, 1.0), (1e-3, 10.0), (0.1, 1.0), (0.5, 1.0), (0.9, 1.0)):
-        zz = iterate_logit(pr, b, 1e-5, 3, "mean", 1.0)
+        zz = iterate_logit(pr, b, 1e-5, n=3, normalization="mean", alpha=1.0)
         closed = pr * np.exp(1 / b) / (1 - pr + pr * np.exp(1 / b))
         rows.append([pr, b, expit(zz[1]), expit(zz[3]), closed])
     headers = ["p_ref", "β", "p_1", "p_3", "p_ref e^{1/β} / (1 − p_ref + p_ref e^{1/β})"]
@@ -242,7 +253,7 @@ class MirrorSurvey:
 def _steps_to(p_ref: float, beta: float, eps: float, normalization: str, target: float, n_max: int = 2000) -> int:
     """The first n with p_n > target along the mirror orbit (-1 if not within n_max steps)."""
     with np.errstate(over="ignore"):
-        z = iterate_logit(p_ref, beta, eps, n_max, normalization, 0.0)
+        z = iterate_logit(p_ref, beta, eps, n=n_max, normalization=normalization, alpha=0.0)
     above = z > logit(target)
     return int(np.argmax(above)) if above.any() else -1
 
@@ -251,6 +262,7 @@ def mirror_survey(
     p_ref: np.ndarray,
     beta: np.ndarray,
     eps_values: Sequence[float],
+    *,
     rng: np.random.Generator,
     n: int = 200,
 ) -> MirrorSurvey:
@@ -268,7 +280,7 @@ def mirror_survey(
             variant = Variant(normalization, 0.0)
             any_fp |= bool(np.any(fixed_points_grid(p_ref, beta, eps, variant=variant).counts))
             with np.errstate(over="ignore", invalid="ignore"):
-                z = iterate_logit(p_ref, beta, eps, n, normalization, 0.0)
+                z = iterate_logit(p_ref, beta, eps, n=n, normalization=normalization, alpha=0.0)
                 steps = np.diff(z, axis=0)
             lo = logit_map_margin(beta, eps) if normalization == "mean_var" else 1.0 / beta
             hi = lo if normalization == "mean" else logit_map_cap(0.0, beta, eps)
@@ -288,7 +300,9 @@ def mirror_survey(
     monotone = True
     for normalization in NORMALIZATIONS:
         pi_ref, pi_0, reward, b = random_instance(rng)
-        p = expected_reward(policy_orbit(pi_ref, reward, b, 1e-5, 30, normalization, 0.0, pi_0=pi_0), reward)
+        p = expected_reward(
+            policy_orbit(pi_ref, reward, b, 1e-5, n=30, normalization=normalization, alpha=0.0, pi_0=pi_0), reward
+        )
         monotone &= bool(np.all(np.diff(p) >= 0) and p[-1] > p[0])
     headers = ["normalisation", "ε", "steps 0.001 → 0.99, β = 1", "steps 0.001 → 0.99, β = 10"]
     return MirrorSurvey(Table(headers, rows, ".3g"), any_fp, within, escape, monotone)
@@ -317,7 +331,7 @@ class RenyiCheck:
 def renyi_check(
     rng: np.random.Generator,
     alphas: Sequence[float] = (0.3, 0.5, 0.7),
-    n_steps: int = 20,
+    n: int = 20,
     beta: float = 1.0,
     eps: float = 1e-2,
 ) -> RenyiCheck:
@@ -332,23 +346,28 @@ def renyi_check(
     rows, from_ref, ref_err, corr_err, uncorr, rates, predicted, series = [], 0.0, 0.0, 0.0, np.inf, [], [], {}
     for alpha in alphas:
         for normalization in NORMALIZATIONS:
-            ref_run = policy_orbit(pi_ref, reward, beta, eps, n_steps, normalization, alpha)
-            other = policy_orbit(pi_ref, reward, beta, eps, n_steps, normalization, alpha, pi_0=pi_0)
-            terms_ref = np.array([abs(renyi_correction(pi_ref, pi, reward, alpha)) for pi in ref_run])
+            ref_run = policy_orbit(pi_ref, reward, beta, eps, n=n, normalization=normalization, alpha=alpha)
+            other = policy_orbit(pi_ref, reward, beta, eps, n=n, normalization=normalization, alpha=alpha, pi_0=pi_0)
+            terms_ref = np.array([abs(renyi_correction(pi_ref, pi, reward, alpha=alpha)) for pi in ref_run])
             p_ref = float(pi_ref @ reward)
-            z_map = iterate_logit(p_ref, beta, eps, n_steps, normalization, alpha)
+            z_map = iterate_logit(p_ref, beta, eps, n=n, normalization=normalization, alpha=alpha)
             ref_error = float(np.max(np.abs(success_logit(ref_run, reward) - z_map) / np.maximum(1.0, np.abs(z_map))))
             z_next = success_logit(other[1:], reward)
             corrected = np.array(
-                [renyi_recursion_logit(pi_ref, pi, reward, beta, eps, normalization, alpha) for pi in other[:-1]]
-            )
-            plain = np.array(
                 [
-                    renyi_recursion_logit(pi_ref, pi, reward, beta, eps, normalization, alpha, corrected=False)
+                    renyi_recursion_logit(pi_ref, pi, reward, beta, eps, normalization=normalization, alpha=alpha)
                     for pi in other[:-1]
                 ]
             )
-            terms = np.array([renyi_correction(pi_ref, pi, reward, alpha) for pi in other])
+            plain = np.array(
+                [
+                    renyi_recursion_logit(
+                        pi_ref, pi, reward, beta, eps, normalization=normalization, alpha=alpha, corrected=False
+                    )
+                    for pi in other[:-1]
+                ]
+            )
+            terms = np.array([renyi_correction(pi_ref, pi, reward, alpha=alpha) for pi in other])
             rate = _decay_rate(terms)
             from_ref, ref_err = max(from_ref, float(terms_ref.max())), max(ref_err, ref_error)
             corr_err = max(corr_err, float(np.max(np.abs(z_next - corrected))))
@@ -398,7 +417,7 @@ class FixedPointComparison:
 
 
 def fixed_point_comparison(
-    p_ref: np.ndarray, beta: np.ndarray, eps: np.ndarray, alphas: Sequence[float] = (0.3, 0.5, 0.7)
+    p_ref: np.ndarray, beta: np.ndarray, eps: np.ndarray, *, alphas: Sequence[float] = (0.3, 0.5, 0.7)
 ) -> FixedPointComparison:
     """The fixed points of mean+var with 0 < alpha < 1 against those of alpha = 1 (Theorem 2), over a broadcast grid.
 
@@ -463,7 +482,7 @@ class RegimeSurvey:
 
 
 def regime_survey(
-    p_ref: np.ndarray, beta: np.ndarray, eps: float, variants: Sequence[Variant], progress: bool = True
+    p_ref: np.ndarray, beta: np.ndarray, eps: float, *, variants: Sequence[Variant], progress: bool = True
 ) -> RegimeSurvey:
     """Regime maps of several variants on one grid (:func:`grpo_nb.dynamics.regime_map` with ``variant=``), as a
     :class:`RegimeSurvey`."""
@@ -490,14 +509,14 @@ class CycleFrontier:
 
 
 def cycle_frontier(
-    p_ref: np.ndarray, beta: np.ndarray, eps: float, alphas: Sequence[float] = (1.0, 0.9, 0.7, 0.5, 0.3)
+    p_ref: np.ndarray, beta: np.ndarray, eps: float, *, alphas: Sequence[float] = (1.0, 0.9, 0.7, 0.5, 0.3)
 ) -> CycleFrontier:
     """How far the cycles retreat as alpha decreases: regime maps of mean+var for each alpha on a hard-prompt grid.
 
     For each alpha, the largest p_ref at which some beta of the grid gives a cycle or chaos, and the largest p_ref at
     which the lowest fixed point has multiplier < -1 (necessary for such an orbit; NaN when none).
     """
-    maps = regime_survey(p_ref, beta, eps, [Variant("mean_var", a) for a in alphas]).maps
+    maps = regime_survey(p_ref, beta, eps, variants=[Variant("mean_var", a) for a in alphas]).maps
     rows, cyc, flip = [], [], []
     p_col = np.broadcast_to(p_ref, next(iter(maps.values())).regime.shape)
     for alpha, rm in zip(alphas, maps.values(), strict=True):
@@ -533,7 +552,7 @@ class EffectiveBetaCheck:
 
 
 def effective_beta_check(
-    z: np.ndarray, eps_values: Sequence[float], alphas: Sequence[float], rng: np.random.Generator
+    z: np.ndarray, eps_values: Sequence[float], alphas: Sequence[float], *, rng: np.random.Generator
 ) -> EffectiveBetaCheck:
     """g_mean_var(z; beta) against g_mean(z; beta_eff(z)) for each eps and alpha; tabular steps likewise.
 
@@ -545,16 +564,16 @@ def effective_beta_check(
     for eps in eps_values:
         for alpha in alphas:
             with np.errstate(over="ignore"):
-                mv = variant_logit_map(z, a, beta, eps, "mean_var", alpha)
-                mo = variant_logit_map(z, a, effective_beta(z, beta, eps), eps, "mean", alpha)
+                mv = variant_logit_map(z, a, beta, eps, normalization="mean_var", alpha=alpha)
+                mo = variant_logit_map(z, a, effective_beta(z, beta, eps), eps, normalization="mean", alpha=alpha)
             finite = np.isfinite(mv)
             err = float(np.max(np.abs(mv - mo)[finite] / np.maximum(1.0, np.abs(mv[finite]))))
             map_err = max(map_err, err)
             if alpha == 1.0:
-                lower = variant_logit_map(z, a, beta * np.sqrt(0.25 + eps), eps, "mean", 1.0)
+                lower = variant_logit_map(z, a, beta * np.sqrt(0.25 + eps), eps, normalization="mean", alpha=1.0)
                 sandwich &= bool(np.all(mv[finite] >= lower[finite] - 1e-12 * np.abs(lower[finite])))
                 if eps > 0:
-                    upper = variant_logit_map(z, a, beta * np.sqrt(eps), eps, "mean", 1.0)
+                    upper = variant_logit_map(z, a, beta * np.sqrt(eps), eps, normalization="mean", alpha=1.0)
                     sandwich &= bool(np.all(mv <= upper * (1 + 1e-12) + 1e-12))
                 touch = max(touch, float(abs(variant_logit_map(0.0, a, beta, eps) - lower[np.argmin(np.abs(z))])))
             rows.append([eps, alpha, _small(err)])
@@ -564,9 +583,9 @@ def effective_beta_check(
         p_prev = float(pi_prev @ reward)
         for eps in (1e-5, 1e-2):
             for alpha in alphas:
-                mv = policy_step(pi_ref, pi_prev, reward, b, eps, "mean_var", alpha)
+                mv = policy_step(pi_ref, pi_prev, reward, b, eps, normalization="mean_var", alpha=alpha)
                 b_eff = float(effective_beta(logit(p_prev), b, eps))
-                mo = policy_step(pi_ref, pi_prev, reward, b_eff, eps, "mean", alpha)
+                mo = policy_step(pi_ref, pi_prev, reward, b_eff, eps, normalization="mean", alpha=alpha)
                 policy_err = max(policy_err, float(np.max(np.abs(mv - mo))))
     headers = ["ε", "α", "max |g_mean+var(z; β) − g_mean-only(z; β_eff(z))| (relative)"]
     return EffectiveBetaCheck(Table(headers, rows, ".3g"), map_err, policy_err, sandwich, touch)
@@ -590,7 +609,7 @@ def orbit_table(rows: Sequence[list]) -> Table:
     return Table(["variant", "fixed points", "orbit from p_ref", "limit p"], rows, ".4g")
 
 
-def fixed_point_rows(p_ref: float, beta: float, eps: float, alphas: Sequence[float]) -> list[list]:
+def fixed_point_rows(p_ref: float, beta: float, eps: float, *, alphas: Sequence[float]) -> list[list]:
     """[alpha, index, p*, logit p*, multiplier, stable] for every fixed point of mean+var at each alpha."""
     rows = []
     for alpha in alphas:

@@ -118,16 +118,16 @@ def period_runs(diagram: BifurcationDiagram) -> list[PeriodRun]:
     return runs
 
 
-def critical_orbit_logit(p_ref: object, beta: object, eps: object, n: int) -> np.ndarray:
+def critical_orbit_logit(p_ref: object, beta: object, eps: object, *, n: int) -> np.ndarray:
     """g^n(0): the n-th iterate of the critical point z = 0 (p = 1/2) of the logit map, vectorised over beta."""
     p_ref, eps = _p_ref_eps(p_ref, eps)
     beta = check_beta(beta)
     n = check_positive_int("n", n, minimum=0)
-    return _critical(beta, logit(p_ref), eps, n)
+    return _critical(logit(p_ref), beta, eps, n)
 
 
-def _critical(beta: np.ndarray | float, a: float, eps: float, n: int) -> np.ndarray:
-    return logit_map_power(np.zeros(np.shape(beta)), a, beta, eps, n)
+def _critical(a: float, beta: np.ndarray | float, eps: float, n: int) -> np.ndarray:
+    return logit_map_power(np.zeros(np.shape(beta)), a, beta, eps, n=n)
 
 
 def _first_sign_change(f, grid: np.ndarray) -> tuple[float, float] | None:
@@ -159,9 +159,9 @@ def superstable_betas(
     a = float(logit(p_ref))
 
     def root(n: int, lo: float, hi: float) -> float:
-        return brentq(lambda b: float(_critical(b, a, eps, n)), lo, hi, xtol=1e-15, rtol=1e-15)
+        return brentq(lambda b: float(_critical(a, b, eps, n)), lo, hi, xtol=1e-15, rtol=1e-15)
 
-    bracket = _first_sign_change(lambda b: _critical(b, a, eps, 2), np.geomspace(beta_max, 1e-3, 8 * n_grid))
+    bracket = _first_sign_change(lambda b: _critical(a, b, eps, 2), np.geomspace(beta_max, 1e-3, 8 * n_grid))
     if bracket is None:
         return np.empty(0)
     found = [root(2, bracket[1], bracket[0])]
@@ -170,7 +170,7 @@ def superstable_betas(
         top = found[-1]
         grid = top - width * np.linspace(0.0, 1.0, n_grid)[1:]
         grid = grid[grid > 0]
-        bracket = _first_sign_change(lambda b, n=2**k: _critical(b, a, eps, n), grid)
+        bracket = _first_sign_change(lambda b, n=2**k: _critical(a, b, eps, n), grid)
         if bracket is None:
             break
         found.append(root(2**k, bracket[1], bracket[0]))
@@ -178,42 +178,46 @@ def superstable_betas(
     return np.asarray(found)
 
 
-def _cycle(beta: float, a: float, eps: float, n: int, z_near: float) -> tuple[float, float]:
-    """(z, multiplier) of the n-cycle point nearest z_near: root of g^n(z) = z, multiplier = prod g'(z_i).
+def _cycle(a: float, beta: float, eps: float, period: int, z_near: float) -> tuple[float, float]:
+    """(z, multiplier) of the ``period``-cycle point nearest z_near: root of g^period(z) = z, multiplier = prod g'(z_i).
 
     The root is bracketed by the sign change of g^n(z) - z nearest z_near on a local grid (Newton from
     z_near overshoots: near a superstable cycle the slope of g^n varies on a tiny scale) and refined by Brent.
     """
     grid = z_near + np.linspace(-0.25, 0.25, 1001) * (1.0 + abs(z_near))
-    vals = logit_map_power(grid, a, beta, eps, n) - grid
+    vals = logit_map_power(grid, a, beta, eps, n=period) - grid
     change = np.flatnonzero(np.sign(vals[1:]) != np.sign(vals[:-1]))
     if change.size == 0:
-        raise RuntimeError(f"no {n}-cycle near z={z_near} at beta={beta}")
+        raise RuntimeError(f"no {period}-cycle near z={z_near} at beta={beta}")
     c = change[np.argmin(np.abs(grid[change] - z_near))]
-    z = brentq(lambda x: float(logit_map_power(x, a, beta, eps, n)) - x, grid[c], grid[c + 1], xtol=1e-15)
-    cycle = np.empty(n)
+    z = brentq(lambda x: float(logit_map_power(x, a, beta, eps, n=period)) - x, grid[c], grid[c + 1], xtol=1e-15)
+    cycle = np.empty(period)
     cycle[0] = z
-    for i in range(1, n):
+    for i in range(1, period):
         cycle[i] = logit_map(cycle[i - 1], a, beta, eps)
     return z, float(np.prod(logit_map_slope(cycle, beta, eps)))
 
 
-def _doubling_of_cycle(a: float, eps: float, n: int, r_hi: float, r_lo: float, n_steps: int = 40) -> float:
-    """beta in (r_lo, r_hi) where the n-cycle through z = 0 at r_hi (superstable) reaches multiplier -1.
+def _doubling_of_cycle(a: float, eps: float, period: int, r_hi: float, r_lo: float, n_grid: int = 40) -> float:
+    """beta in (r_lo, r_hi) where the ``period``-cycle through z = 0 at r_hi (superstable) reaches multiplier -1.
 
     The cycle is continued from r_hi downwards in small steps (warm-started Newton) until its multiplier
     drops below -1; the crossing is then refined by Brent's method, warm-started from the last step.
     """
     z, prev_beta = 0.0, r_hi
-    for beta in np.linspace(r_hi, r_lo, n_steps + 1)[1:]:
+    for beta in np.linspace(r_hi, r_lo, n_grid + 1)[1:]:
         z_prev = z
-        z, m = _cycle(float(beta), a, eps, n, z_prev)
+        z, m = _cycle(a, float(beta), eps, period, z_prev)
         if m < -1.0:
             return brentq(
-                lambda b, z0=z_prev: _cycle(b, a, eps, n, z0)[1] + 1.0, float(beta), prev_beta, xtol=1e-15, rtol=1e-15
+                lambda b, z0=z_prev: _cycle(a, b, eps, period, z0)[1] + 1.0,
+                float(beta),
+                prev_beta,
+                xtol=1e-15,
+                rtol=1e-15,
             )
         prev_beta = float(beta)
-    raise RuntimeError(f"no period doubling of the {n}-cycle found in ({r_lo}, {r_hi})")
+    raise RuntimeError(f"no period doubling of the {period}-cycle found in ({r_lo}, {r_hi})")
 
 
 def doubling_betas(p_ref: object, eps: object, superstable: np.ndarray) -> np.ndarray:
@@ -278,7 +282,7 @@ def accumulation_point(betas: object) -> float:
 
 
 def finite_group_orbit(
-    p_ref: object, beta: object, eps: object, G: int, n: int, *, seed: int = 0
+    p_ref: object, beta: object, eps: object, *, G: int, n: int, seed: int = 0
 ) -> tuple[np.ndarray, np.ndarray]:
     """Eq. (8) with sampling noise: p_n = h(K_n / G), K_n ~ Binomial(G, p_{n-1}), p_0 = p_ref.
 

@@ -107,7 +107,7 @@ def twin_orbit_growth(
     if not 0 < gap < 1e-3:
         raise ValueError(f"gap={gap!r} is out of range; valid range is 0 < gap < 1e-3")
     a = logit(p_ref)
-    z = logit_map_power(a, a, beta, eps, transient)
+    z = logit_map_power(a, a, beta, eps, n=transient)
     w = z + gap * np.maximum(1.0, np.abs(z))
     worst = np.zeros(np.broadcast_shapes(z.shape, w.shape))
     for _ in range(n):

@@ -143,7 +143,7 @@ def limit_cycles(
     lo, hi = logit_map(0.0, a, beta, eps), logit_map_cap(a, beta, eps)
     starts = np.column_stack([a, np.zeros_like(a), lo[:, None] + (hi - lo)[:, None] * np.linspace(0, 1, n_starts)])
     shape = starts.shape
-    z = logit_map_power(starts, a[:, None], beta[:, None], eps[:, None], transient)
+    z = logit_map_power(starts, a[:, None], beta[:, None], eps[:, None], n=transient)
     window = np.empty((*shape, n_keep))
     for k in range(n_keep):
         window[..., k] = z
@@ -248,7 +248,7 @@ def threshold_survey(
             a_up = float(logit(flip_interval(b, e)[1]))
             up = expit(a_c + np.asarray(above))
             cycles_above += int(np.sum(limit_cycles(up, b, e).period >= 2))
-            steps = np.diff(iterate_logit(up, b, e, 300)[1:], axis=0)
+            steps = np.diff(iterate_logit(up, b, e, n=300)[1:], axis=0)
             non_mono += int(np.sum(~((steps >= -1e-12).all(axis=0) | (steps <= 1e-12).all(axis=0))))
             if np.isnan(a_up):
                 rows.append([b, e, expit(a_c), np.nan, np.nan, np.nan])

@@ -64,7 +64,7 @@ def _context(dps: int) -> mpmath.ctx_mp.MPContext:
     return ctx
 
 
-def mp_logit_orbit(p_ref: object, beta: object, eps: object, n: int, *, dps: int = 60) -> list:
+def mp_logit_orbit(p_ref: object, beta: object, eps: object, *, n: int, dps: int = 60) -> list:
     """Logits z_0..z_n of Eq. (8) from z_0 = logit p_ref, computed with ``dps`` digits (mpmath mpf values)."""
     p_ref, beta, eps = _params(p_ref, beta, eps)
     n = check_positive_int("n", n, minimum=0)
@@ -95,8 +95,8 @@ def mp_lyapunov(p_ref: object, beta: object, eps: object, *, transient: int = 10
 class SeparationResult:
     """Two orbits started ``delta0`` apart (in logit) at ``n_pairs`` points of the attractor, in high precision.
 
-    log_separation: (n_pairs, n_steps + 1), log |z'_k - z_k| (natural log).
-    predicted: (n_pairs, n_steps + 1), log delta0 + sum_{j<k} log|g'(z_j)| along the reference orbit.
+    log_separation: (n_pairs, n + 1), log |z'_k - z_k| (natural log).
+    predicted: (n_pairs, n + 1), log delta0 + sum_{j<k} log|g'(z_j)| along the reference orbit.
     growth_steps: (n_pairs,), first step at which the separation exceeds ``threshold`` (-1 if never).
     rate: (n_pairs,), log(|d_m| / delta0) / m at m = growth_steps: the realised separation rate.
     """
@@ -120,7 +120,7 @@ class SeparationResult:
 
     @property
     def final_rate(self) -> np.ndarray:
-        """(log|d_N| - log delta0) / N over all N = n_steps steps, per pair (negative for a stable cycle)."""
+        """(log|d_N| - log delta0) / N over all N = n steps, per pair (negative for a stable cycle)."""
         n = self.log_separation.shape[1] - 1
         return (self.log_separation[:, -1] - self.log_separation[:, 0]) / n
 
@@ -132,7 +132,7 @@ def separation_test(
     *,
     delta0: float = 1e-30,
     threshold: float = 1e-6,
-    n_steps: int = 400,
+    n: int = 400,
     n_pairs: int = 8,
     spacing: int = 50,
     transient: int = 1000,
@@ -142,7 +142,7 @@ def separation_test(
 
     The reference points are z_T, z_{T+spacing}, ... of the float64 orbit from p_ref (T = transient): exact
     binary numbers on (a float64 shadow of) the attractor, so every precision starts from the same points.
-    From there both orbits of a pair, z and z + delta0, are computed with ``dps`` digits for ``n_steps``
+    From there both orbits of a pair, z and z + delta0, are computed with ``dps`` digits for ``n``
     steps. For a chaotic orbit the separation reaches ``threshold`` after about log(threshold/delta0)/lambda
     steps, and its log follows ``predicted`` (the linearised growth) until then; for a stable cycle it
     shrinks instead.
@@ -152,7 +152,7 @@ def separation_test(
         raise ValueError(f"delta0={delta0!r} is out of range; valid range is 0 < delta0 < 1e-6")
     if not (isinstance(threshold, (int, float)) and delta0 < threshold < 1):
         raise ValueError(f"threshold={threshold!r} is out of range; valid range is delta0 < threshold < 1")
-    n_steps = check_positive_int("n_steps", n_steps)
+    n = check_positive_int("n", n)
     n_pairs = check_positive_int("n_pairs", n_pairs)
     spacing = check_positive_int("spacing", spacing)
     transient = check_positive_int("transient", transient, minimum=0)
@@ -160,15 +160,15 @@ def separation_test(
     if ctx.mpf(delta0) < ctx.mpf(10) ** (10 - dps):
         raise ValueError(f"delta0={delta0!r} is below the working precision 1e-{dps - 10}; valid: raise dps")
     g = _MpMap(ctx, p_ref, beta, eps)
-    starts = iterate_logit(p_ref, beta, eps, transient + spacing * (n_pairs - 1))[transient::spacing]
-    log_sep = np.empty((n_pairs, n_steps + 1))
-    predicted = np.empty((n_pairs, n_steps + 1))
+    starts = iterate_logit(p_ref, beta, eps, n=transient + spacing * (n_pairs - 1))[transient::spacing]
+    log_sep = np.empty((n_pairs, n + 1))
+    predicted = np.empty((n_pairs, n + 1))
     log_d0 = float(ctx.log(ctx.mpf(delta0)))
     for i in range(n_pairs):
         x = ctx.mpf(float(starts[i]))  # an exact binary number: every dps starts from the same point
         y = x + ctx.mpf(delta0)
         log_sep[i, 0] = predicted[i, 0] = log_d0
-        for k in range(1, n_steps + 1):
+        for k in range(1, n + 1):
             predicted[i, k] = predicted[i, k - 1] + float(g.log_abs_slope(x))
             x, y = g(x), g(y)
             d = abs(y - x)
@@ -210,7 +210,7 @@ def renormalised_separation_rate(
     if ctx.mpf(delta0) < ctx.mpf(10) ** (10 - dps):
         raise ValueError(f"delta0={delta0!r} is below the working precision 1e-{dps - 10}; valid: raise dps")
     g = _MpMap(ctx, p_ref, beta, eps)
-    x = ctx.mpf(float(iterate_logit(p_ref, beta, eps, transient)[-1]))
+    x = ctx.mpf(float(iterate_logit(p_ref, beta, eps, n=transient)[-1]))
     d0 = ctx.mpf(delta0)
     y = x + d0
     total = ctx.mpf(0)

@@ -96,7 +96,7 @@ def logit_map_margin(beta: object, eps: object) -> np.ndarray:
     return 1.0 / (beta * np.sqrt(0.25 + eps))
 
 
-def logit_map_power(z: object, a: object, beta: object, eps: object, n: int) -> np.ndarray:
+def logit_map_power(z: object, a: object, beta: object, eps: object, *, n: int) -> np.ndarray:
     """g^n(z): n applications of :func:`logit_map` (no validation, vectorised; n = 0 returns z)."""
     z = np.asarray(z, dtype=float)
     for _ in range(n):
@@ -175,7 +175,7 @@ def h_prime(p: object, p_ref: object, beta: object, eps: object) -> np.ndarray |
     return scalar_or_array(np.sign(2.0 * p - 1.0) * np.exp(log_abs))
 
 
-def iterate_logit(p_ref: object, beta: object, eps: object, n: int) -> np.ndarray:
+def iterate_logit(p_ref: object, beta: object, eps: object, *, n: int) -> np.ndarray:
     """Logits z_0..z_n of the orbit p_k = h(p_{k-1}), p_0 = p_ref; shape (n+1, *broadcast shape)."""
     p_ref, beta, eps = check_map_params(p_ref, beta, eps)
     n = check_positive_int("n", n, minimum=0)
@@ -190,4 +190,4 @@ def iterate_logit(p_ref: object, beta: object, eps: object, n: int) -> np.ndarra
 
 def iterate(p_ref: object, beta: object, eps: object, n: int) -> np.ndarray:
     """The orbit p_0..p_n of Eq. (8), p_0 = p_ref, computed in logit space; shape (n+1, *broadcast)."""
-    return expit(iterate_logit(p_ref, beta, eps, n))
+    return expit(iterate_logit(p_ref, beta, eps, n=n))

@@ -295,7 +295,7 @@ def attractor(
 
 
 def finite_time_exponent_se(
-    p_ref: object, beta: object, eps: object, n: int, *, n_batches: int = 30, transient: int = 2000
+    p_ref: object, beta: object, eps: object, *, n: int, n_batches: int = 30, transient: int = 2000
 ) -> float:
     """Standard error of an ``n``-step Lyapunov exponent of the orbit from ``p_ref``: the standard deviation of
     ``n_batches`` consecutive ``n``-step averages of log|g'| (after ``transient`` steps), the batch-means estimate of
@@ -306,6 +306,6 @@ def finite_time_exponent_se(
     (:func:`grpo_nb.dynamics.high_precision.renormalised_separation_rate`)."""
     n = check_positive_int("n", n, minimum=10)
     n_batches = check_positive_int("n_batches", n_batches, minimum=2)
-    z = iterate_logit(p_ref, beta, eps, transient + n * n_batches)[transient + 1 :]
+    z = iterate_logit(p_ref, beta, eps, n=transient + n * n_batches)[transient + 1 :]
     slopes = log_abs_logit_map_slope(z, beta, eps).reshape(n_batches, n)
     return float(slopes.mean(axis=1).std(ddof=1))

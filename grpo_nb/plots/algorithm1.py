@@ -15,6 +15,7 @@ def plot_algorithm1_run(
     p_true: np.ndarray,
     p_hat: np.ndarray,
     p_theory: np.ndarray,
+    *,
     labels: Sequence[str],
     title: str = "",
 ) -> Figure:

@@ -41,7 +41,7 @@ def _p_axis(ax: plt.Axes, side: str = "right") -> None:
 
 
 def plot_logit_map(
-    z: np.ndarray, curves: Mapping[str, np.ndarray], orbit: np.ndarray | None = None, title: str = ""
+    z: np.ndarray, curves: Mapping[str, np.ndarray], orbit: np.ndarray | None = None, *, title: str = ""
 ) -> Figure:
     """The map in logit coordinates z -> g(z) for a few parameter sets, with the diagonal and an optional cobweb.
 
@@ -70,6 +70,7 @@ def plot_bifurcation_diagrams(
     diagrams: Sequence[BifurcationDiagram],
     titles: Sequence[str] | None = None,
     marks: Sequence[Mapping[str, float]] | None = None,
+    *,
     logit_range: tuple[float, float] = (-11.0, 11.0),
     lyapunov_range: tuple[float, float] = (-1.0, 0.8),
     log_beta: bool = True,

@@ -60,7 +60,7 @@ def plot_map_panels(
     return fig
 
 
-def plot_condition2_region(beta: np.ndarray, p_ref: np.ndarray, holds: np.ndarray, title: str = "") -> Figure:
+def plot_condition2_region(p_ref: np.ndarray, beta: np.ndarray, holds: np.ndarray, *, title: str = "") -> Figure:
     """Fig. 3: where Theorem 3's hypothesis holds (blue) over (beta, p_ref); ``holds``: (len(p_ref), len(beta))."""
     fig, ax = plt.subplots(figsize=(5.2, 3.8), layout="constrained")
     cmap = ListedColormap(["#f2c6b4", "#3b6fb6"])
@@ -92,7 +92,7 @@ def plot_beta_bound(p_star: np.ndarray, bounds: Sequence[tuple[str, np.ndarray]]
     return fig
 
 
-def plot_iterations(orbits: np.ndarray, logits: np.ndarray, labels: Sequence[str], title: str = "") -> Figure:
+def plot_iterations(orbits: np.ndarray, logits: np.ndarray, labels: Sequence[str], *, title: str = "") -> Figure:
     """Fig. 5: p_n against n (left) and logit p_n against n (right, symlog), one line per (beta, p_ref)."""
     fig, (ax_p, ax_z) = plt.subplots(1, 2, figsize=(10, 3.6), layout="constrained")
     n = np.arange(orbits.shape[0])
@@ -115,8 +115,8 @@ def plot_cobweb(
     x: np.ndarray,
     gx: np.ndarray,
     orbit: np.ndarray,
-    fixed_points: Sequence[tuple[float, bool]],
     *,
+    fixed_points: Sequence[tuple[float, bool]],
     ax: plt.Axes | None = None,
     xlabel: str = "p",
     title: str = "",
@@ -162,7 +162,7 @@ def plot_regime_maps(panels: Sequence[dict], title: str = "", ncols: int | None 
 
     Each panel dict has ``beta`` (1-D), ``p_ref`` (1-D), ``regime`` (len(p_ref), len(beta)) with
     :class:`grpo_nb.dynamics.regimes.Regime` codes; ``stable_elsewhere`` and ``no_stable`` boolean masks
-    (hatched / dotted), ``marks`` (list of (beta, p_ref, label) points) and ``title``.
+    (hatched / dotted), ``marks`` (list of (p_ref, beta, label) points) and ``title``.
     """
     ncols = len(panels) if ncols is None else ncols
     nrows = -(-len(panels) // ncols)
@@ -178,7 +178,7 @@ def plot_regime_maps(panels: Sequence[dict], title: str = "", ncols: int | None 
             beta, p_ref, panel["stable_elsewhere"].astype(float), levels=[0.5, 1.5], colors="none", hatches=["////"]
         )
         ax.contourf(beta, p_ref, panel["no_stable"].astype(float), levels=[0.5, 1.5], colors="none", hatches=[".."])
-        for b, p, label in panel.get("marks", []):
+        for p, b, label in panel.get("marks", []):
             ax.plot(b, p, marker="*", ms=11, color="white", mec="black")
             ax.annotate(label, (b, p), textcoords="offset points", xytext=(6, 4), fontsize=8)
         ax.set_xscale("log")

@@ -16,7 +16,9 @@ from grpo_nb.dynamics.chaos_region import LyapunovMap
 __all__ = ["plot_lyapunov_map"]
 
 
-def plot_lyapunov_map(m: LyapunovMap, chaotic: np.ndarray, curves: Mapping[str, np.ndarray], title: str = "") -> Figure:
+def plot_lyapunov_map(
+    m: LyapunovMap, chaotic: np.ndarray, curves: Mapping[str, np.ndarray], *, title: str = ""
+) -> Figure:
     """Heat map of the exponent over (beta, p_ref) (log axes), chaotic points in black, and ``curves``:
     label -> p_ref values over m.beta (NaN where a curve does not exist)."""
     fig, ax = plt.subplots(figsize=(8.0, 4.6), layout="constrained")

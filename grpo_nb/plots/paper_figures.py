@@ -44,11 +44,11 @@ __all__ = [
 
 FIG2_P_REFS = (0.001, 0.1, 0.5, 0.9)
 FIG2_BETAS = (0.1, 1.0, 5.0, 50.0)
-FIG5_CASES = ((0.1, 0.1), (1.0, 0.1), (1.0, 0.5), (5.0, 0.1), (5.0, 0.001), (0.5, 0.9))  # (beta, p_ref)
+FIG5_CASES = ((0.1, 0.1), (0.1, 1.0), (0.5, 1.0), (0.1, 5.0), (0.001, 5.0), (0.9, 0.5))  # (p_ref, beta)
 
 
-def _p_grid(eps: float, n: int = 801) -> np.ndarray:
-    p = np.linspace(0.0, 1.0, n)
+def _p_grid(eps: float, n_grid: int = 801) -> np.ndarray:
+    p = np.linspace(0.0, 1.0, n_grid)
     return p if eps > 0 else p[1:-1]
 
 
@@ -75,39 +75,48 @@ def draw_fig3(eps: float = 1e-5, n_beta: int = 241, n_p: int = 241) -> Figure:
     beta = np.logspace(-2, 2, n_beta)
     p_ref = expit(np.linspace(0.0, logit(1 - 1e-7), n_p + 1)[1:])
     holds = theorem3_condition(p_ref[:, None], beta[None, :], eps)
-    return plot_condition2_region(beta, p_ref, holds, rf"Theorem 3's condition (2), $\varepsilon$ = {eps:g}")
+    return plot_condition2_region(p_ref, beta, holds, title=rf"Theorem 3's condition (2), $\varepsilon$ = {eps:g}")
 
 
-def draw_fig4(eps_values: Sequence[float] = (1e-5, 1e-3, 1e-1), n: int = 2001) -> Figure:
+def draw_fig4(eps_values: Sequence[float] = (1e-5, 1e-3, 1e-1), n_grid: int = 2001) -> Figure:
     """Fig. 4: Theorem 4's lower bound B(p*) on beta against p*, one curve per eps."""
-    p_star = np.linspace(0.0, 1.0, n)[1:-1]
+    p_star = np.linspace(0.0, 1.0, n_grid)[1:-1]
     bounds = [(rf"$\varepsilon$ = {eps:g}", theorem4_beta_bound(p_star, eps)) for eps in eps_values]
     return plot_beta_bound(p_star, bounds, r"Theorem 4: $|h'(p^*)| < 1$ iff $\beta > \mathcal{B}(p^*)$")
 
 
 def draw_fig5(cases: Sequence[tuple[float, float]] = FIG5_CASES, eps: float = 1e-5, n: int = 60) -> Figure:
-    """Fig. 5: the iterations p_n = h(p_{n-1}) from p_0 = p_ref, for several (beta, p_ref)."""
-    beta = np.array([c[0] for c in cases])
-    p_ref = np.array([c[1] for c in cases])
-    z = iterate_logit(p_ref, beta, eps, n)
-    labels = [rf"$\beta$ = {b:g}, $p_{{ref}}$ = {p:g}" for b, p in cases]
-    return plot_iterations(expit(z), z, labels, rf"Iterations of Eq. (8), $\varepsilon$ = {eps:g}")
+    """Fig. 5: the iterations p_n = h(p_{n-1}) from p_0 = p_ref, for several (p_ref, beta)."""
+    p_ref = np.array([c[0] for c in cases])
+    beta = np.array([c[1] for c in cases])
+    z = iterate_logit(p_ref, beta, eps, n=n)
+    labels = [rf"$\beta$ = {b:g}, $p_{{ref}}$ = {p:g}" for p, b in cases]
+    return plot_iterations(expit(z), z, labels, title=rf"Iterations of Eq. (8), $\varepsilon$ = {eps:g}")
 
 
-def draw_cobweb(p_ref: float = 0.001, beta: float = 5.0, eps: float = 1e-5, n: int = 40) -> Figure:
+def draw_cobweb(p_ref: float = 0.001, beta: float = 5.0, eps: float = 1e-5, *, n: int = 40) -> Figure:
     """Cobweb plots of the n first steps of the orbit from p_ref: in p (whole square, then zoomed on the orbit)
     and in logit coordinates."""
-    z_show = iterate_logit(p_ref, beta, eps, n)
+    z_show = iterate_logit(p_ref, beta, eps, n=n)
     fps = fixed_points(p_ref, beta, eps)
     fig, axes = plt.subplots(1, 3, figsize=(13.5, 4.4), layout="constrained")
     p = _p_grid(eps, 4001)
     hp = h(p, p_ref, beta, eps)
     p_fps = [(fp.p, fp.stable) for fp in fps]
     params = rf"$\beta$ = {beta:g}, $p_{{ref}}$ = {p_ref:g}, $\varepsilon$ = {eps:g}"
-    plot_cobweb(p, hp, expit(z_show), p_fps, ax=axes[0], xlabel="p", title=params, xlim=(0.0, 1.0))
+    plot_cobweb(p, hp, expit(z_show), fixed_points=p_fps, ax=axes[0], xlabel="p", title=params, xlim=(0.0, 1.0))
     settled = expit(z_show[len(z_show) // 2 :])  # zoom on where the orbit settles, not on its transient
     top = float(min(1.0, max(1.5 * float(settled.max()), 0.02)))
-    plot_cobweb(p, hp, expit(z_show), p_fps, ax=axes[1], xlabel="p", title=f"zoom on [0, {top:.3g}]", xlim=(0.0, top))
+    plot_cobweb(
+        p,
+        hp,
+        expit(z_show),
+        fixed_points=p_fps,
+        ax=axes[1],
+        xlabel="p",
+        title=f"zoom on [0, {top:.3g}]",
+        xlim=(0.0, top),
+    )
     finite = [fp.logit for fp in fps if abs(fp.logit) < 1e4]
     lo = min(float(z_show.min()), *finite, float(logit(p_ref))) - 2.0
     hi = max(float(z_show.max()), *finite) + 2.0
@@ -116,7 +125,7 @@ def draw_cobweb(p_ref: float = 0.001, beta: float = 5.0, eps: float = 1e-5, n: i
         zz,
         logit_map(zz, logit(p_ref), beta, eps),
         z_show,
-        [(fp.logit, fp.stable) for fp in fps if lo <= fp.logit <= hi],
+        fixed_points=[(fp.logit, fp.stable) for fp in fps if lo <= fp.logit <= hi],
         ax=axes[2],
         xlabel="logit p",
         title="the same orbit in logit coordinates",
@@ -126,7 +135,8 @@ def draw_cobweb(p_ref: float = 0.001, beta: float = 5.0, eps: float = 1e-5, n: i
 
 
 def regime_panel(rmap: RegimeMap, title: str, marks: Sequence[tuple[float, float, str]] = ()) -> dict:
-    """Turn a :class:`RegimeMap` computed on an outer (p_ref column, beta row) grid into a plot panel."""
+    """Turn a :class:`RegimeMap` computed on an outer (p_ref column, beta row) grid into a plot panel; ``marks``:
+    (p_ref, beta, label) points."""
     return {
         "beta": rmap.beta[0],
         "p_ref": rmap.p_ref[:, 0],
@@ -139,7 +149,7 @@ def regime_panel(rmap: RegimeMap, title: str, marks: Sequence[tuple[float, float
 
 
 def draw_regime_maps(
-    eps_values: Sequence[float] = (1e-5, 1e-2), n_beta: int = 60, n_p: int = 60, marks=((5.0, 0.001, "Fig. 5"),)
+    eps_values: Sequence[float] = (1e-5, 1e-2), *, n_beta: int = 60, n_p: int = 60, marks=((0.001, 5.0, "Fig. 5"),)
 ) -> Figure:
     """The regime map over (beta, p_ref) for each eps (coarse default grid, for the explorer)."""
     p_ref, beta = regime_grid(n_beta, n_p)

@@ -30,7 +30,7 @@ def plot_sft_and_pref(sft_loss: np.ndarray, floor: float, p_ref: np.ndarray) -> 
 
 
 def plot_trajectories(
-    p_measured: np.ndarray, p_theory: np.ndarray, picks: Mapping[str, int], prompts: Sequence[str], title: str = ""
+    p_measured: np.ndarray, p_theory: np.ndarray, picks: Mapping[str, int], *, prompts: Sequence[str], title: str = ""
 ) -> Figure:
     """Left: measured p~_n (markers) and h^n(p_ref) (dashed) for the picked prompts. Right: |p~_n - p_n|.
 

@@ -18,6 +18,7 @@ def plot_trl_trajectories(
     measured: Mapping[str, np.ndarray],
     theory: np.ndarray,
     finite: np.ndarray,
+    *,
     picks: Mapping[str, int],
     prompts: Sequence[str],
 ) -> Figure:

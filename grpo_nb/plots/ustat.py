@@ -32,7 +32,7 @@ MSEByEstimator = Mapping[tuple[str, str], np.ndarray]
 
 
 def plot_mse_curves(
-    groups: np.ndarray, mc: MSEByEstimator, half_width: MSEByEstimator, exact: MSEByEstimator, title: str = ""
+    groups: np.ndarray, mc: MSEByEstimator, half_width: MSEByEstimator, *, exact: MSEByEstimator, title: str = ""
 ) -> Figure:
     """MSE against G (log-log) per bandit: Monte Carlo means ``mc`` with 95% half-widths ``half_width`` (markers) and
     the exact MSE ``exact`` (lines), each {(bandit label, estimator): array over ``groups``}; one panel per label."""
@@ -95,7 +95,7 @@ def plot_budget(fit: ScalingFit, title: str = "") -> Figure:
 
 
 def plot_expected_maps(
-    p: np.ndarray, maps: Mapping[str, np.ndarray], rho: Mapping[str, np.ndarray], title: str = ""
+    p: np.ndarray, maps: Mapping[str, np.ndarray], rho: Mapping[str, np.ndarray], *, title: str = ""
 ) -> Figure:
     """Left: the expected next success probability against p (h, H_G, plug-in models; log axes). Right: the signal
     retention rho_G(p) against p per G (``rho``: label -> values on ``p``)."""
@@ -134,7 +134,7 @@ def plot_expected_maps(
 
 
 def plot_chain_comparison(
-    laws: Mapping[int, FiniteGroupLaw], runs: Mapping[int, np.ndarray], recursion: np.ndarray, title: str = ""
+    laws: Mapping[int, FiniteGroupLaw], runs: Mapping[int, np.ndarray], recursion: np.ndarray, *, title: str = ""
 ) -> Figure:
     """One panel per G: the finite-group law (mean, q10-q90 band), Algorithm 1 runs (``runs[G]``, shape
     (n+1, seeds): mean, q10-q90 of the seeds) and the recursion h (``recursion``, p_0..p_n)."""
@@ -162,6 +162,7 @@ def plot_zero_variance(
     laws: Mapping[str, FiniteGroupLaw],
     solved: Mapping[str, FiniteGroupLaw],
     runs: Mapping[str, np.ndarray],
+    *,
     recursion: np.ndarray,
     title: str = "",
 ) -> Figure:
@@ -186,7 +187,7 @@ def plot_zero_variance(
 
 
 def plot_hard_prompt_finite_group(
-    betas: np.ndarray, orbits: Mapping[str, np.ndarray], paths: Mapping[str, np.ndarray], title: str = ""
+    betas: np.ndarray, orbits: Mapping[str, np.ndarray], paths: Mapping[str, np.ndarray], *, title: str = ""
 ) -> Figure:
     """Left: the last values of the orbit of each expected map (h and H_G) against beta (a bifurcation diagram, log p).
     Right: seeded runs of the finite-group chain (``paths``: label -> p_n for one run; p within 1e-12 of 1 is drawn
@@ -215,7 +216,7 @@ def plot_hard_prompt_finite_group(
 
 
 def draw_finite_group_law(
-    p_ref: float, beta: float, eps: float, G: int, no_signal: str = "keep", n: int = 20
+    p_ref: float, beta: float, eps: float, *, G: int, no_signal: str = "keep", n: int = 20
 ) -> Figure:
     """The law of p_n (inner problem solved) for one prompt and group size: mean and q10-q90 band, against h."""
     law = finite_group_law(StepModel(p_ref, beta, eps, G, no_signal=no_signal), n)

@@ -37,7 +37,7 @@ def _cobweb_panel(ax: plt.Axes, variant: Variant, p_ref: float, beta: float, eps
     """The cobweb of the variant's orbit in logit coordinates, around the orbit, with the fixed points in that window
     (found by the dynamics machinery)."""
     with np.errstate(over="ignore"):
-        z = iterate_logit(p_ref, beta, eps, n, variant.normalization, variant.alpha)
+        z = iterate_logit(p_ref, beta, eps, n=n, normalization=variant.normalization, alpha=variant.alpha)
     fps = fixed_points(p_ref, beta, eps, variant=variant)
     finite = [float(v) for v in z if abs(v) < 1e4]
     pad = 0.1 * (max(finite) - min(finite)) + 1.0
@@ -47,11 +47,13 @@ def _cobweb_panel(ax: plt.Axes, variant: Variant, p_ref: float, beta: float, eps
     shown = [(fp.logit, fp.stable) for fp in fps if lo <= fp.logit <= hi]
     with np.errstate(over="ignore"):
         gz = variant(zz, a, beta, eps)
-    plot_cobweb(zz, gz, np.clip(z, lo, hi), shown, ax=ax, xlabel="logit p", title=variant.label, xlim=(lo, hi))
+    plot_cobweb(
+        zz, gz, np.clip(z, lo, hi), fixed_points=shown, ax=ax, xlabel="logit p", title=variant.label, xlim=(lo, hi)
+    )
 
 
 def draw_variant_orbits(
-    p_ref: float = 1e-3, beta: float = 5.0, eps: float = 1e-5, alpha: float = 0.5, n: int = 40
+    p_ref: float = 1e-3, beta: float = 5.0, eps: float = 1e-5, *, alpha: float = 0.5, n: int = 40
 ) -> Figure:
     """Left: p_n against n for the paper's iteration, mean+var and mean-only at ``alpha``, and the mirror (alpha = 0).
 
@@ -63,7 +65,7 @@ def draw_variant_orbits(
     steps = np.arange(n + 1)
     for k, (variant, color) in enumerate(zip(cases, _COLORS, strict=True)):
         with np.errstate(over="ignore"):
-            z = iterate_logit(p_ref, beta, eps, n, variant.normalization, variant.alpha)
+            z = iterate_logit(p_ref, beta, eps, n=n, normalization=variant.normalization, alpha=variant.alpha)
         label = variant.label + (" (paper)" if k == 0 else " (mirror)" if variant.alpha == 0 else "")
         axes[0].plot(steps, expit(z), marker="o", ms=2.5, lw=1.0, color=color, label=label)
     axes[0].set_xlabel("GRPO iteration n")
@@ -108,10 +110,12 @@ def draw_effective_beta(beta: float = 2.0, eps_values: Sequence[float] = (1e-5, 
         (float(effective_beta(0.0, beta, eps)), "--", r"mean-only at $\beta_{eff} = \beta\sqrt{1/4+\varepsilon}$"),
         (beta * np.sqrt(eps), ":", r"mean-only at $\beta_{eff} = \beta\sqrt{\varepsilon}$"),
     ):
-        ax_g.plot(z, variant_logit_map(z, 0.0, b_eff, eps, "mean"), color="black", ls=style, lw=1.0, label=text)
+        ax_g.plot(
+            z, variant_logit_map(z, 0.0, b_eff, eps, normalization="mean"), color="black", ls=style, lw=1.0, label=text
+        )
     for z0 in (-7.0, 4.0):
         b0 = float(effective_beta(z0, beta, eps))
-        ax_g.plot(z, variant_logit_map(z, 0.0, b0, eps, "mean"), color=_COLORS[1], lw=0.8, alpha=0.8)
+        ax_g.plot(z, variant_logit_map(z, 0.0, b0, eps, normalization="mean"), color=_COLORS[1], lw=0.8, alpha=0.8)
         ax_g.plot(z0, variant_logit_map(z0, 0.0, beta, eps), "o", color=_COLORS[1], ms=5)
     ax_g.plot([], [], color=_COLORS[1], lw=0.8, label=r"mean-only at $\beta_{eff}(z_0)$, meeting it at $z_0$")
     ax_g.set_yscale("log")
@@ -155,7 +159,7 @@ def draw_variant_regime_maps(
     return plot_regime_maps(panels, ncols=ncols)
 
 
-def draw_alpha_regime_maps(alpha: float, eps: float, n_beta: int = 40, n_p: int = 40) -> Figure:
+def draw_alpha_regime_maps(alpha: float, eps: float, *, n_beta: int = 40, n_p: int = 40) -> Figure:
     """The regime maps of the paper's iteration and of mean+var at ``alpha`` over the (beta, p_ref) grid of
     :func:`grpo_nb.dynamics.regimes.regime_grid`, side by side (the variants explorer's figure)."""
     p_ref, beta = regime_grid(n_beta, n_p)

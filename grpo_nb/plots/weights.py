@@ -55,6 +55,7 @@ def plot_clipped_objective(
     ratio: np.ndarray,
     clipped: Mapping[str, np.ndarray],
     unclipped: Mapping[str, np.ndarray],
+    *,
     clip_eps: float,
 ) -> Figure:
     """The clipped term f(x, A) against the ratio x = pi_theta/pi_old, one panel per advantage (§2.1).
@@ -96,7 +97,7 @@ def draw_clipped_objective(clip_eps: float = 0.2, advantage: float = 1.0) -> Fig
         ratio,
         {k: clipped_term(ratio, a, clip_eps) for k, a in panels.items()},
         {k: ratio * a for k, a in panels.items()},
-        clip_eps,
+        clip_eps=clip_eps,
     )
 
 

@@ -58,7 +58,7 @@ Claimed = Mapping[str, sp.Expr] | sp.Expr | None
 
 def _is_positive(expr: sp.Expr) -> bool:
     """Sign of ``expr`` decided by sympy's assumptions, with 0 < p < 1 and 0 < p_ref < 1 made explicit."""
-    return check_sign("positive", expr, ">", OPEN_UNIT_SUBS).holds
+    return check_sign("positive", expr, ">", subs=OPEN_UNIT_SUBS).holds
 
 
 def _grid_identity(
@@ -163,7 +163,7 @@ def lemma3_part1_steps(claimed: Claimed = None) -> list[Identity]:
 
 
 def lemma3_part2(
-    seed: int = 0, n_samples: int = 20000, claimed: Claimed = None, bound_scale: float = 1.0
+    seed: int = 0, n_samples: int = 20000, claimed: Claimed = None, *, bound_scale: float = 1.0
 ) -> list[Identity]:
     """Lemma 3 (2): for z, a > 0, sigma(z+a)(1-sigma(z+a)) <= 1/(4 cosh^2(z/2) cosh^2(a/2)).
 

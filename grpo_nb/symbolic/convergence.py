@@ -52,15 +52,15 @@ class ContractionInterval:
         return min(self.p_star - self.lo, self.hi - self.p_star)
 
 
-def _sup_abs_slope(p_star: float, r: float, p_ref: float, beta: float, eps: float, n: int) -> float:
-    x = np.linspace(max(p_star - r, 0.0 if eps > 0 else _EDGE), min(p_star + r, 1.0 if eps > 0 else 1 - _EDGE), n)
+def _sup_abs_slope(p_star: float, r: float, p_ref: float, beta: float, eps: float, n_grid: int) -> float:
+    x = np.linspace(max(p_star - r, 0.0 if eps > 0 else _EDGE), min(p_star + r, 1.0 if eps > 0 else 1 - _EDGE), n_grid)
     return float(np.max(np.abs(h_prime(x, p_ref, beta, eps))))
 
 
-def local_contraction(p_ref: float, beta: float, eps: float, n_steps: int = 60) -> list[ContractionInterval]:
+def local_contraction(p_ref: float, beta: float, eps: float, *, n: int = 60) -> list[ContractionInterval]:
     """One :class:`ContractionInterval` per stable fixed point (|h'(p*)| < 1) at least 1e-9 from 0 and 1."""
     p_ref_f, beta_f, eps_f = float(check_p_ref(p_ref)), float(check_beta(beta)), float(check_eps(eps))
-    n_steps = check_positive_int("n_steps", n_steps)
+    n = check_positive_int("n", n)
     out = []
     orbit = iterate(p_ref_f, beta_f, eps_f, 400)
     for fp in fixed_points(p_ref_f, beta_f, eps_f):
@@ -77,7 +77,7 @@ def local_contraction(p_ref: float, beta: float, eps: float, n_steps: int = 60) 
         starts = np.linspace(lo, hi, 41)
         x = starts.copy()
         ratios = []
-        for _ in range(n_steps):
+        for _ in range(n):
             nxt = np.asarray(h(x, p_ref_f, beta_f, eps_f))
             dist, nxt_dist = np.abs(x - fp.p), np.abs(nxt - fp.p)
             mask = dist > 1e-13  # below this the step ratio is rounding noise
@@ -100,7 +100,9 @@ def local_contraction(p_ref: float, beta: float, eps: float, n_steps: int = 60) 
     return out
 
 
-def theorem6_local_contraction(p_ref: float, beta: float, eps: float, claimed_k: float | None = None) -> list[Identity]:
+def theorem6_local_contraction(
+    p_ref: float, beta: float, eps: float, *, claimed_k: float | None = None
+) -> list[Identity]:
     """Theorem 6 at each stable fixed point: sup_I |h'| <= k < 1 and every step from I shrinks |x - p*| by <= k.
 
     ``claimed_k`` replaces the constant k = (1 + |h'(p*)|)/2 in the checks (a value below |h'(p*)| claims a
@@ -124,7 +126,7 @@ def theorem6_local_contraction(p_ref: float, beta: float, eps: float, claimed_k:
     return out
 
 
-def theorem4_local_convergence(p_ref: float, beta: float, eps: float, n: int = 400, tol: float = 1e-9) -> Identity:
+def theorem4_local_convergence(p_ref: float, beta: float, eps: float, *, n: int = 400, tol: float = 1e-9) -> Identity:
     """Theorem 4: if the orbit from p_ref (Eq. 8) is in or enters a contraction interval I of a stable p*,
     it converges to p* (|p_n - p*| <= tol after ``n`` steps). Fails when no stable fixed point's interval is
     reached, which happens (e.g. a cycle): the theorem is local."""

@@ -76,8 +76,12 @@ def whitened_advantage(
     c = claims(given, {"success": sp.sqrt((1 - P) / P), "failure": -sp.sqrt(P / (1 - P))})
     mean, var = ex.reward_mean(), ex.reward_variance()
     return [
-        check_on_open_unit("A(r=1) = sqrt((1-p)/p)", ex.advantage(1, mean, var, 0), c["success"], P, claim="success"),
-        check_on_open_unit("A(r=0) = -sqrt(p/(1-p))", ex.advantage(0, mean, var, 0), c["failure"], P, claim="failure"),
+        check_on_open_unit(
+            "A(r=1) = sqrt((1-p)/p)", ex.advantage(1, mean, var, eps=0), c["success"], p=P, claim="success"
+        ),
+        check_on_open_unit(
+            "A(r=0) = -sqrt(p/(1-p))", ex.advantage(0, mean, var, eps=0), c["failure"], p=P, claim="failure"
+        ),
     ]
 
 
@@ -145,13 +149,13 @@ def eq3_printed_vs_eq4(claimed: Claimed = None) -> list[Identity]:
         differ,
         check_equal("Eq. 3 printed = Eq. 4 at eps = 0", printed.subs(EPS, 0), derived.subs(EPS, 0)),
         check_on_open_unit(
-            "Eq. 4 to first order in eps", series_in, w0 + c["first_order_inside"], P, claim="first_order_inside"
+            "Eq. 4 to first order in eps", series_in, w0 + c["first_order_inside"], p=P, claim="first_order_inside"
         ),
         check_on_open_unit(
             "Eq. 3 printed to first order in eps",
             series_out,
             w0 + c["first_order_outside"],
-            P,
+            p=P,
             claim="first_order_outside",
         ),
         check_equal("Eq. 4 at p = 0", derived.subs(P, 0), c["inside_at_0"], claim="inside_at_0"),
@@ -192,10 +196,10 @@ def weight_monotonicity(claimed: Claimed = None) -> list[Identity]:
     return [
         check_equal("d omega^+/dp closed form", dplus, c["d_plus"], claim="d_plus"),
         check_equal("d omega^-/dp closed form", dminus, c["d_minus"], claim="d_minus"),
-        check_sign("d omega^+/dp < 0", c["d_plus"], "<", OPEN_UNIT_SUBS, claim="d_plus"),
-        check_sign("d omega^-/dp > 0", c["d_minus"], ">", OPEN_UNIT_SUBS, claim="d_minus"),
-        check_sign("d omega^+/dp < 0 at eps = 0", c["d_plus"].subs(EPS, 0), "<", OPEN_UNIT_SUBS, claim="d_plus"),
-        check_sign("d omega^-/dp > 0 at eps = 0", c["d_minus"].subs(EPS, 0), ">", OPEN_UNIT_SUBS, claim="d_minus"),
+        check_sign("d omega^+/dp < 0", c["d_plus"], "<", subs=OPEN_UNIT_SUBS, claim="d_plus"),
+        check_sign("d omega^-/dp > 0", c["d_minus"], ">", subs=OPEN_UNIT_SUBS, claim="d_minus"),
+        check_sign("d omega^+/dp < 0 at eps = 0", c["d_plus"].subs(EPS, 0), "<", subs=OPEN_UNIT_SUBS, claim="d_plus"),
+        check_sign("d omega^-/dp > 0 at eps = 0", c["d_minus"].subs(EPS, 0), ">", subs=OPEN_UNIT_SUBS, claim="d_minus"),
     ]
 
 
@@ -240,24 +244,24 @@ def bessel_vs_population_std(claimed: Claimed = None) -> list[Identity]:
     ]
 
 
-def _old_policy(n_success: int, n_failure: int) -> list[sp.Expr]:
+def _old_policy(n_success: int, n_fail: int) -> list[sp.Expr]:
     """A general old policy with success mass p: p a_i/sum(a) on successes, (1-p) b_j/sum(b) on failures."""
     a = sp.symbols(f"a_1:{n_success + 1}", positive=True)
-    b = sp.symbols(f"b_1:{n_failure + 1}", positive=True)
+    b = sp.symbols(f"b_1:{n_fail + 1}", positive=True)
     return [P * x / sum(a) for x in a] + [(1 - P) * x / sum(b) for x in b]
 
 
-def contrastive_decomposition(n_success: int = 2, n_failure: int = 2, claimed: Claimed = None) -> Identity:
+def contrastive_decomposition(n_success: int = 2, n_fail: int = 2, claimed: Claimed = None) -> Identity:
     """§2.2-2.3: on a finite outcome set, the GRPO-No-Clip reward term with exact expectations over the old policy,
     E_old[x A] with A = (r - mean)/sqrt(var + eps) from the old policy's reward statistics, equals the printed
     contrastive form omega^+ E_old[x 1_{r=1}] - omega^- E_old[x 1_{r=0}] with Eq. (4)'s weights (claims
     ``omega_plus``, ``omega_minus``). Old policy: success mass p spread over ``n_success`` outcomes with free
-    positive weights, 1 - p over ``n_failure``; ratios x_i > 0 free symbols."""
+    positive weights, 1 - p over ``n_fail``; ratios x_i > 0 free symbols."""
     c = claims(claimed, {"omega_plus": _EQ4_PLUS, "omega_minus": _EQ4_MINUS})
-    n = n_success + n_failure
-    old = _old_policy(n_success, n_failure)
+    n = n_success + n_fail
+    old = _old_policy(n_success, n_fail)
     xs = sp.symbols(f"x_1:{n + 1}", positive=True)
-    rewards = [1] * n_success + [0] * n_failure
+    rewards = [1] * n_success + [0] * n_fail
     lhs = ex.grpo_objective([o * x for o, x in zip(old, xs, strict=True)], old, rewards)
     success = sum(old[i] * xs[i] for i in range(n_success))
     failure = sum(old[i] * xs[i] for i in range(n_success, n))
@@ -266,14 +270,14 @@ def contrastive_decomposition(n_success: int = 2, n_failure: int = 2, claimed: C
     return Identity(**{**ident.__dict__, "extra": {"claim": "omega_plus", "claimed": c["omega_plus"]}})
 
 
-def population_collapse(n_success: int = 2, n_failure: int = 2, claimed: Claimed = None) -> list[Identity]:
+def population_collapse(n_success: int = 2, n_fail: int = 2, claimed: Claimed = None) -> list[Identity]:
     """The population-level collapse: with exact expectations over the old policy's samples, GRPO's per-prompt
     objective E_old[(pi/pi_old) A] - beta KL(pi || pi_ref) equals (p_theta - p_old)/sqrt(p_old(1-p_old) + eps)
     - beta KL (claim ``objective``), for every new policy pi (free masses) and every old policy with success mass
     p_old = p. The omega^+/omega^- asymmetry cancels: the Gibbs tilt of a success relative to a failure is
     (omega^+ + omega^-)/beta (derived from Eq. 9's log-odds), and equals 1/(beta sqrt(V)) (claim ``tilt``), so h
     depends on p only through 1/sqrt(V)."""
-    n = n_success + n_failure
+    n = n_success + n_fail
     qs = sp.symbols(f"q_1:{n + 1}", positive=True)
     refs = sp.symbols(f"rho_1:{n + 1}", positive=True)
     new = [q / sum(qs) for q in qs]
@@ -287,8 +291,8 @@ def population_collapse(n_success: int = 2, n_failure: int = 2, claimed: Claimed
             "tilt": 1 / (BETA * sp.sqrt(_V)),
         },
     )
-    rewards = [1] * n_success + [0] * n_failure
-    objective = ex.grpo_objective(new, _old_policy(n_success, n_failure), rewards, ref)
+    rewards = [1] * n_success + [0] * n_fail
+    objective = ex.grpo_objective(new, _old_policy(n_success, n_fail), rewards, ref)
     printed = c["objective"].subs({sp.Symbol("p_theta"): p_theta, sp.Symbol("KL"): kl})
     ident = check_equal(
         "E_old[(pi/pi_old) A] - beta KL = (p_theta - p_old)/sqrt(p_old(1-p_old)+eps) - beta KL",

@@ -27,8 +27,7 @@ from grpo_nb.dynamics.map import iterate_logit, logit_h
 from grpo_nb.dynamics.orbits import orbit_kind
 from grpo_nb.dynamics.paper_bounds import theorem3_condition
 from grpo_nb.report import escape_markdown, markdown_table
-from grpo_nb.symbolic import amplification as amp
-from grpo_nb.symbolic import parametric as par
+from grpo_nb.symbolic import amplification, parametric
 from grpo_nb.symbolic.expressions import BETA, EPS, P_REF, P, h_expr, omega_minus, omega_plus, sigmoid, variance_term
 from grpo_nb.symbolic.identity import Identity, check_equal
 from grpo_nb.symbolic.policy_dynamics import remark1_discontinuity, theorem2_logistic_form
@@ -92,7 +91,7 @@ def printed_eq9_ratio() -> sp.Expr:
 
 def printed_lemma3_sigma_product() -> sp.Expr:
     """Lemma 3's proof as printed: sigma(z)(1 - sigma(z)) = e^{-z}/(1 - e^{-z})^2 (the right side)."""
-    return sp.exp(-amp.Z) / (1 - sp.exp(-amp.Z)) ** 2
+    return sp.exp(-amplification.Z) / (1 - sp.exp(-amplification.Z)) ** 2
 
 
 def _eq3() -> Erratum:
@@ -139,7 +138,7 @@ def _lemma2_f_minus() -> Erratum:
         "f(p_ref) − p_ref = 1/(1 + …) − p_ref",
         "f(p_ref) = h(p_ref) − p_ref = 1/(1 + …) − p_ref (f already subtracts p)",
         "formula",
-        amp.lemma2_f_at_pref(),
+        amplification.lemma2_f_at_pref(),
         printed,
         "amplification",
     )
@@ -151,14 +150,14 @@ def _lemma2_strict() -> Erratum:
         "exp(−1/(β√(p_ref(1−p_ref)+ε))) ≤ 1, followed by a strict >",
         "exp(…) < 1, strictly (the exponent is negative), which is what the strict inequality needs",
         "step",
-        amp.lemma2_f_at_pref(),
+        amplification.lemma2_f_at_pref(),
         None,
         "amplification",
     )
 
 
 def _f_at_zero() -> Erratum:
-    low = amp.theorem3_case_low_pref()
+    low = amplification.theorem3_case_low_pref()
     printed = check_equal("f(0) = 1", h_expr(p=sp.Integer(0)) - 0, sp.Integer(1))
     return Erratum(
         "Proof of Theorem 3, case p_ref ≤ 1/2",
@@ -177,7 +176,7 @@ def _beta_of_p() -> Erratum:
         name="b(p) = 1/sqrt(p(1-p)+eps) > 0",
         lhs=b,
         rhs=sp.Integer(0),
-        holds=amp._is_positive(b),
+        holds=amplification._is_positive(b),
         relation=">",
     )
     return Erratum(
@@ -195,7 +194,7 @@ def _ref_lemma3_1() -> Erratum:
         "(Using Lemma 2 (1))",
         "Lemma 3 (1): σ(z)(1−σ(z)) = 1/(4cosh²(z/2)); Lemma 2 is f(p_ref) > 0 and has no parts",
         "reference",
-        amp.lemma3_part1(),
+        amplification.lemma3_part1(),
     )
 
 
@@ -205,7 +204,7 @@ def _ref_lemma3_2() -> Erratum:
         "On the other hand by Lemma 2(2)",
         "by Lemma 3 (2): σ(z+a)(1−σ(z+a)) ≤ 1/(4cosh²(z/2)cosh²(a/2)) for z, a > 0",
         "reference",
-        _all("Lemma 3 (2), its steps", amp.lemma3_part2()),
+        _all("Lemma 3 (2), its steps", amplification.lemma3_part2()),
     )
 
 
@@ -215,12 +214,12 @@ def _ref_lemma4() -> Erratum:
         "Using Lemma 3 (2)",
         "Lemma 4: cosh²(a(p_ref)/2) = 1/(4 p_ref (1−p_ref))",
         "reference",
-        amp.lemma4_cosh_pref()[-1],
+        amplification.lemma4_cosh_pref()[-1],
     )
 
 
 def _lemma3_sigma() -> Erratum:
-    z = amp.Z
+    z = amplification.Z
     corrected = _exp_check(
         "sigma(1-sigma) = e^{-z}/(1+e^{-z})^2", sigmoid(z) * (1 - sigmoid(z)), sp.exp(-z) / (1 + sp.exp(-z)) ** 2
     )
@@ -238,7 +237,7 @@ def _lemma3_sigma() -> Erratum:
 
 
 def _lemma3_cosh_sigma() -> Erratum:
-    x = amp.X
+    x = amplification.X
     corrected = _exp_check(
         "cosh^2 x = 1/(4 sigma(2x)(1-sigma(2x)))", sp.cosh(x) ** 2, 1 / (4 * sigmoid(2 * x) * (1 - sigmoid(2 * x)))
     )
@@ -262,14 +261,14 @@ def _lemma4_cosh() -> Erratum:
         "cosh(x) = ½(e^x + e^{−x}) = ¼((1−p_ref)²/p_ref² + p_ref²/(1−p_ref)² + 2) = …",
         "cosh(x) = ½(√(p_ref/(1−p_ref)) + √((1−p_ref)/p_ref)); the printed middle term is cosh²(2x)",
         "formula",
-        amp.lemma4_cosh_pref()[0],
-        amp.lemma4_cosh_pref(claimed=printed_expr)[0],
+        amplification.lemma4_cosh_pref()[0],
+        amplification.lemma4_cosh_pref(claimed=printed_expr)[0],
     )
 
 
 def _theorem3_condition() -> Erratum:
-    gap = amp.theorem3_fixed_point_logit_gap()
-    grid = amp.theorem3_amplification_without_condition()
+    gap = amplification.theorem3_fixed_point_logit_gap()
+    grid = amplification.theorem3_amplification_without_condition()
     return Erratum(
         "Theorem 3, condition (2)",
         "for p_ref > 1/2, p* > p_ref if β cosh²(1/(2β√(1/4+ε))) ≥ p_ref(1−p_ref)(2p_ref−1)/(2(p_ref(1−p_ref)+ε)^{3/2})",
@@ -306,9 +305,9 @@ def _remark1() -> Erratum:
 
 
 def _theorem5_limsup() -> Erratum:
-    witness = par.theorem5_limit_need_not_exist()
-    telescoped = par.theorem5_telescoped_bound()
-    sharper = par.theorem5_success_gap_vs_tv()
+    witness = parametric.theorem5_limit_need_not_exist()
+    telescoped = parametric.theorem5_telescoped_bound()
+    sharper = parametric.theorem5_success_gap_vs_tv()
     printed = Identity(
         name="|p~_n - p*| has a limit under Assumption 1",
         lhs=witness.lhs,
@@ -358,7 +357,7 @@ def _numeric(name: str, value: float, target: float, holds: bool, relation: str 
 
 def orbit_converges(p_ref: float, beta: float, eps: float, *, n: int = 4000, tail: int = 200) -> bool:
     """Whether the orbit of Eq. (8) from p_ref has settled: its last ``tail`` logit steps are all below 1e-8."""
-    z = iterate_logit(p_ref, beta, eps, n)
+    z = iterate_logit(p_ref, beta, eps, n=n)
     return bool(np.max(np.abs(np.diff(z[-tail:]))) < 1e-8 * max(1.0, float(np.abs(z[-1]))))
 
 
@@ -537,8 +536,8 @@ def unclipped_deviation(clip_eps: object) -> float:
     a function of x."""
     x = np.linspace(0.0, 5.0, 501)[:, None]
     adv = np.array([-1.0, -0.3, 0.4, 1.0])[None, :]
-    eps = clip_eps(x) if callable(clip_eps) else clip_eps
-    return float(np.max(np.abs(clipped_term(x, adv, eps) - x * adv)))
+    clip = clip_eps(x) if callable(clip_eps) else clip_eps
+    return float(np.max(np.abs(clipped_term(x, adv, clip) - x * adv)))
 
 
 def _clip_range() -> Erratum:

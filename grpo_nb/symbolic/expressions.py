@@ -85,19 +85,19 @@ def variance_term(p: sp.Expr = P, eps: sp.Expr = EPS) -> sp.Expr:
     return smoothed_variance(reward_variance(p), eps)
 
 
-def advantage(r: sp.Expr, mean: sp.Expr, var: sp.Expr, eps: sp.Expr = EPS) -> sp.Expr:
+def advantage(r: sp.Expr, mean: sp.Expr, var: sp.Expr, *, eps: sp.Expr = EPS) -> sp.Expr:
     """Eq. (1) with §2.2's smoothing: (r - mean)/sqrt(var + eps), mean and var the old policy's reward statistics."""
     return (r - mean) / sp.sqrt(smoothed_variance(var, eps))
 
 
 def omega_plus(p: sp.Expr = P, eps: sp.Expr = EPS) -> sp.Expr:
     """omega^+_eps(p): the advantage of a success (r = 1) under Bernoulli(p) statistics, Eq. (4)."""
-    return advantage(sp.Integer(1), reward_mean(p), reward_variance(p), eps)
+    return advantage(sp.Integer(1), reward_mean(p), reward_variance(p), eps=eps)
 
 
 def omega_minus(p: sp.Expr = P, eps: sp.Expr = EPS) -> sp.Expr:
     """omega^-_eps(p): minus the advantage of a failure (r = 0) under Bernoulli(p) statistics, Eq. (4)."""
-    return -advantage(sp.Integer(0), reward_mean(p), reward_variance(p), eps)
+    return -advantage(sp.Integer(0), reward_mean(p), reward_variance(p), eps=eps)
 
 
 def sigmoid(z: sp.Expr) -> sp.Expr:
@@ -131,12 +131,14 @@ def grpo_objective(
     """
     mean = sp.cancel(sum(o * r for o, r in zip(pi_old, rewards, strict=True)))
     var = sp.factor(sp.cancel(sum(o * (r - mean) ** 2 for o, r in zip(pi_old, rewards, strict=True))))
-    reward_term = sum(o * (x / o) * advantage(r, mean, var, eps) for o, x, r in zip(pi_old, pi, rewards, strict=True))
+    reward_term = sum(
+        o * (x / o) * advantage(r, mean, var, eps=eps) for o, x, r in zip(pi_old, pi, rewards, strict=True)
+    )
     return reward_term if ref is None else reward_term - beta * kl_divergence(pi, ref)
 
 
 def iteration_objective(
-    pi: Sequence[sp.Expr], ref: Sequence[sp.Expr], tilts: Sequence[sp.Expr], beta: sp.Expr = BETA
+    pi: Sequence[sp.Expr], ref: Sequence[sp.Expr], tilts: Sequence[sp.Expr], *, beta: sp.Expr = BETA
 ) -> sp.Expr:
     """Eq. (6), a GRPO iteration on a finite outcome set: sum_i pi_i R_i - beta KL(pi || ref), R_i the advantage
     of outcome i at the previous policy (omega^+ for a success, -omega^- for a failure)."""

@@ -158,7 +158,7 @@ ODDS = sp.Symbol("u", positive=True)
 
 
 def check_on_open_unit(
-    name: str, lhs: sp.Expr, rhs: sp.Expr, p: sp.Symbol, *, notes: str = "", claim: str = ""
+    name: str, lhs: sp.Expr, rhs: sp.Expr, *, p: sp.Symbol, notes: str = "", claim: str = ""
 ) -> Identity:
     """lhs == rhs for 0 < p < 1: the difference simplifies to 0 after p = u/(1+u), u > 0."""
     residual = _residual(sp.sympify(lhs - rhs).subs({p: ODDS / (1 + ODDS)}))
@@ -167,7 +167,7 @@ def check_on_open_unit(
 
 
 def check_sign(
-    name: str, expr: sp.Expr, relation: str, subs: Mapping | None = None, *, notes: str = "", claim: str = ""
+    name: str, expr: sp.Expr, relation: str, *, subs: Mapping | None = None, notes: str = "", claim: str = ""
 ) -> Identity:
     """expr > 0 (relation '>'), expr >= 0 ('>='), or expr < 0 ('<'), decided by sympy's assumptions.
 

@@ -34,7 +34,7 @@ __all__ = [
 
 
 def theorem5_success_gap_vs_tv(
-    n_pairs: int = 2000, n_outcomes: int = 6, seed: int = 0, factor: float = 2.0
+    n_pairs: int = 2000, n_outcomes: int = 6, seed: int = 0, *, factor: float = 2.0
 ) -> list[Identity]:
     """|p~ - p| <= 2 TV (``factor`` replaces the printed 2) and the sharper |p~ - p| <= TV on random pairs of
     policies and random 0/1 rewards.
@@ -84,7 +84,8 @@ def theorem5_telescoped_bound(
     p_ref: float = 0.3,
     beta: float = 2.0,
     eps: float = 1e-5,
-    n_steps: int = 40,
+    *,
+    n: int = 40,
     n_outcomes: int = 8,
     seed: int = 0,
     delta0: float = 0.05,
@@ -101,22 +102,22 @@ def theorem5_telescoped_bound(
     every n, and |p~_N - p*| <= 2 delta* + |p_N - p*|.
     """
     p_ref_f, beta_f, eps_f = float(check_p_ref(p_ref)), float(check_beta(beta)), float(check_eps(eps))
-    n_steps = check_positive_int("n_steps", n_steps)
+    n = check_positive_int("n", n)
     n_outcomes = check_positive_int("n_outcomes", n_outcomes, minimum=2)
     rng = np.random.default_rng(seed)
     success = np.arange(n_outcomes) < n_outcomes // 2
     ref = rng.dirichlet(np.ones(n_outcomes))
     ref = np.where(success, ref / ref[success].sum() * p_ref_f, ref / ref[~success].sum() * (1 - p_ref_f))
-    z = iterate_logit(p_ref_f, beta_f, eps_f, n_steps)
-    deltas = delta0 * 0.8 ** np.arange(1, n_steps + 1)
+    z = iterate_logit(p_ref_f, beta_f, eps_f, n=n)
+    deltas = delta0 * 0.8 ** np.arange(1, n + 1)
     pi_tilde, tv_prev, steps, gaps, tvs = ref.copy(), 0.0, [], [], []
-    for n in range(1, n_steps + 1):
-        pi_n = np.exp(gibbs_log_policy(np.log(ref), success.astype(float), expit(z[n - 1]), beta_f, eps_f))
+    for k in range(1, n + 1):
+        pi_n = np.exp(gibbs_log_policy(np.log(ref), success.astype(float), expit(z[k - 1]), beta_f, eps_f))
         p_tilde_prev = float(np.dot(pi_tilde, success))
         exact_from_tilde = np.exp(gibbs_log_policy(np.log(ref), success.astype(float), p_tilde_prev, beta_f, eps_f))
-        pi_tilde = (1 - deltas[n - 1]) * exact_from_tilde + deltas[n - 1] * rng.dirichlet(np.ones(n_outcomes))
+        pi_tilde = (1 - deltas[k - 1]) * exact_from_tilde + deltas[k - 1] * rng.dirichlet(np.ones(n_outcomes))
         tv = float(total_variation(pi_tilde, pi_n))
-        steps.append(tv - tv_prev - claimed_delta_scale * deltas[n - 1])
+        steps.append(tv - tv_prev - claimed_delta_scale * deltas[k - 1])
         tv_prev = tv
         tvs.append(tv)
         gaps.append(abs(float(np.dot(pi_tilde - pi_n, success))))
@@ -134,7 +135,7 @@ def theorem5_telescoped_bound(
             rhs=sp.Integer(0),
             holds=bool(max(steps) <= 1e-15),
             relation="<=",
-            notes=f"{n_steps} steps, {n_outcomes} outcomes, seed {seed}, delta_n = {delta0} 0.8^n given in advance; "
+            notes=f"{n} steps, {n_outcomes} outcomes, seed {seed}, delta_n = {delta0} 0.8^n given in advance; "
             "lhs = max(TV_n - TV_{n-1} - delta_n).",
         ),
         Identity(
@@ -157,7 +158,7 @@ def theorem5_telescoped_bound(
 
 
 def theorem5_limit_need_not_exist(
-    p_ref: float = 0.3, beta: float = 2.0, eps: float = 1e-5, c: float = 0.05, n_steps: int = 40
+    p_ref: float = 0.3, beta: float = 2.0, eps: float = 1e-5, *, c: float = 0.05, n: int = 40
 ) -> Identity:
     """A witness that Theorem 5's "lim" must be read as limsup.
 
@@ -167,13 +168,13 @@ def theorem5_limit_need_not_exist(
     |p~_n - p*| keeps alternating between about c and about 0: it has no limit (its limsup is <= 2 delta*).
     """
     p_ref_f, beta_f, eps_f = float(check_p_ref(p_ref)), float(check_beta(beta)), float(check_eps(eps))
-    orbit = iterate(p_ref_f, beta_f, eps_f, n_steps)
+    orbit = iterate(p_ref_f, beta_f, eps_f, n)
     p_star = float(orbit[-1])
     tail = []
-    for n in range(1, n_steps + 1):
-        p_n = float(orbit[n])
+    for k in range(1, n + 1):
+        p_n = float(orbit[k])
         pi_n = np.array([p_n / 2, p_n / 2, (1 - p_n) / 2, (1 - p_n) / 2])
-        shift = np.array([c, 0, -c, 0]) if n % 2 else np.array([c, -c, 0, 0])
+        shift = np.array([c, 0, -c, 0]) if k % 2 else np.array([c, -c, 0, 0])
         pi_tilde = pi_n + shift
         if np.any(pi_tilde < 0):
             raise ValueError(f"c={c!r} is too large for this orbit; valid range is 0 < c <= min mass")

@@ -182,6 +182,7 @@ def _numeric_weights() -> Callable:
 def theorem1_random_perturbations(
     n_cases: int = 50,
     n_perturbations: int = 200,
+    *,
     n_success: int = 3,
     n_fail: int = 3,
     seed: int = 0,
@@ -218,7 +219,7 @@ def theorem1_random_perturbations(
     return _at_most("Theorem 1: random feasible perturbations never do better", worst, 1e-12, notes, "max_gain")
 
 
-def theorem1_matches_grpo_step(n_cases: int = 50, n_success: int = 3, n_fail: int = 3, seed: int = 0) -> Identity:
+def theorem1_matches_grpo_step(n_cases: int = 50, n_success: int = 3, n_fail: int = 3, *, seed: int = 0) -> Identity:
     """The policy derived here with sympy (lambdified) agrees with the numeric closed form
     :func:`grpo_nb.tabular.closed_form.grpo_step` on random problems (max abs difference <= 1e-12). The closed form is
     read through the module-level name ``grpo_step``: the negative test replaces it by a wrong one."""
@@ -346,7 +347,7 @@ def proposition1_sign(claimed: Claimed = None) -> list[Identity]:
             "c(p) > 0 for 0 < p < 1",
             c["c"],
             ">",
-            OPEN_UNIT_SUBS,
+            subs=OPEN_UNIT_SUBS,
             claim="c",
             notes="sympy's assumptions decide the sign with p = u/(1+u), p_ref = 1/(1+A).",
         ),
@@ -380,7 +381,7 @@ def proposition1_minimum_gap(claimed: Claimed = None) -> list[Identity]:
             "Proposition 1: logit h(p) - logit h(1/2) >= 0",
             c["rationalised"],
             ">=",
-            OPEN_UNIT_SUBS,
+            subs=OPEN_UNIT_SUBS,
             claim="rationalised",
             notes="The logit is increasing, so h(p) >= h(1/2) for every p in [0, 1].",
         ),
@@ -427,7 +428,7 @@ def remark1_discontinuity(claimed: Claimed = None) -> list[Identity]:
             "eps > 0: h(0) < 1 = lim of the eps = 0 map",
             1 - h_eps0,
             ">",
-            OPEN_UNIT_SUBS,
+            subs=OPEN_UNIT_SUBS,
             notes="1 - h(0) = A/(A + e^{1/(beta sqrt eps)}) > 0 with A = (1-p_ref)/p_ref (sympy assumptions).",
         ),
     ]

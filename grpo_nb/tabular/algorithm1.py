@@ -83,7 +83,7 @@ class TabularTask:
         return logits_expected_reward(self.ref_logits, self.reward)
 
 
-def make_task(p_ref: object, n_outcomes: int = 8, n_success: int | None = None, seed: int = 0) -> TabularTask:
+def make_task(p_ref: object, n_outcomes: int = 8, n_success: int | None = None, *, seed: int = 0) -> TabularTask:
     """A task whose reference policy has success probability exactly ``p_ref[q]`` on prompt q.
 
     Each prompt has ``n_success`` successful outcomes (default: half of them, at least 1) out of
@@ -146,6 +146,7 @@ def grpo_surrogate(
     logits: np.ndarray,
     old_logits: np.ndarray,
     ref_logits: np.ndarray,
+    *,
     outcomes: np.ndarray,
     weights: np.ndarray,
     advantages: np.ndarray,
@@ -202,7 +203,7 @@ def algorithm1(
     G: int = 8,
     mu: int = 10,
     lr: float | None = None,
-    n_iterations: int = 5,
+    n: int = 5,
     clip_eps: float | None = None,
     exact: bool = False,
     seed: int = 0,
@@ -210,7 +211,7 @@ def algorithm1(
     no_signal: str = "keep",
     max_draws: int = 64,
 ) -> Algorithm1Run:
-    """Run Algorithm 1 for ``n_iterations`` outer steps from pi_theta = pi_ref (lines 1-2).
+    """Run Algorithm 1 for ``n`` outer steps from pi_theta = pi_ref (lines 1-2).
 
     ``G`` samples per prompt (ignored when ``exact``); ``mu`` inner gradient-ascent steps of size ``lr`` on the
     logits (default 0.5/max(1, beta); at most 2/beta, beyond which the KL term alone makes the steps diverge);
@@ -232,7 +233,7 @@ def algorithm1(
         )
     G = check_positive_int("G", G)
     mu = check_positive_int("mu", mu)
-    n_iterations = check_positive_int("n_iterations", n_iterations, minimum=0)
+    n = check_positive_int("n", n, minimum=0)
     lr_arr = np.asarray(0.5 / max(1.0, beta_f) if lr is None else lr, dtype=float)
     if lr_arr.ndim or not (np.isfinite(lr_arr) and lr_arr > 0):
         raise ValueError(f"lr={lr!r} is out of range; valid range is 0 < lr <= 2/beta")
@@ -251,7 +252,7 @@ def algorithm1(
     logits, p_true, p_hat, kls, gnorms = [theta.copy()], [], [], [], []
     p_true.append(logits_expected_reward(theta, task.reward))
     kls.append(kl_to_reference(theta, task.ref_logits))
-    for _ in tqdm(range(n_iterations), desc="Algorithm 1", disable=not progress):
+    for _ in tqdm(range(n), desc="Algorithm 1", disable=not progress):
         old = theta.copy()
         frozen = np.zeros(q, dtype=bool)  # prompts left out of this iteration's update (dropped groups)
         if exact:
@@ -269,10 +270,11 @@ def algorithm1(
             p_est = expected_reward(weights, task.reward)
         sample_rewards = task.reward[np.arange(q)[:, None], outcomes]
         adv = stabilised_advantage(sample_rewards, p_est[:, None], eps_f)
+        batch = {"outcomes": outcomes, "weights": weights, "advantages": adv, "beta": beta_f, "clip_eps": clip}
         for _ in range(mu):
-            _, grad = grpo_surrogate(theta, old, task.ref_logits, outcomes, weights, adv, beta_f, clip)
+            _, grad = grpo_surrogate(theta, old, task.ref_logits, **batch)
             theta = theta + lr_arr * np.where(frozen[:, None], 0.0, grad)
-        _, grad = grpo_surrogate(theta, old, task.ref_logits, outcomes, weights, adv, beta_f, clip)
+        _, grad = grpo_surrogate(theta, old, task.ref_logits, **batch)
         logits.append(theta.copy())
         p_hat.append(p_est)
         p_true.append(logits_expected_reward(theta, task.reward))

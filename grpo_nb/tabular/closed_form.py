@@ -31,7 +31,7 @@ from grpo_nb.validation import (
     check_positive_int,
     check_scalar,
 )
-from grpo_nb.weights import centred_advantage, stabilised_advantage
+from grpo_nb.weights import mean_only_advantage, stabilised_advantage
 
 __all__ = [
     "StepInputs",
@@ -70,7 +70,7 @@ class StepInputs:
 
 
 def check_step_inputs(
-    pi_ref: object, pi_prev: object, reward: object, beta: object, eps: object, normalization: str = "mean_var"
+    pi_ref: object, pi_prev: object, reward: object, beta: object, eps: object, *, normalization: str = "mean_var"
 ) -> StepInputs:
     """The inputs of one tabular GRPO step (Theorem 1 and its variants), checked, as a :class:`StepInputs`.
 
@@ -93,7 +93,7 @@ def check_step_inputs(
 
 def _scores(reward: np.ndarray, p_prev: float, eps: float, normalization: str = "mean_var") -> np.ndarray:
     if normalization == "mean":
-        return np.asarray(centred_advantage(reward, p_prev))
+        return np.asarray(mean_only_advantage(reward, p_prev))
     return np.asarray(stabilised_advantage(reward, p_prev, eps))
 
 
@@ -157,7 +157,7 @@ def solve_grpo_step(
     beta (log pi + 1 - alpha log pi_ref - (1 - alpha) log pi_prev) replaces beta (log pi + 1 - log pi_ref) above
     (the support is then where every KL term with a positive weight is finite).
     """
-    inputs = check_step_inputs(pi_ref, pi_prev, reward, beta, eps, normalization)
+    inputs = check_step_inputs(pi_ref, pi_prev, reward, beta, eps, normalization=normalization)
     pi_ref, pi_prev, beta = inputs.pi_ref, inputs.pi_prev, inputs.beta
     w_ref, w_prev = _kl_weights(alpha)
     if not (isinstance(step_size, float) and 0 < step_size < 1):
@@ -207,7 +207,7 @@ def solve_grpo_step(
     return out
 
 
-def success_orbit(pi_ref: object, reward: object, beta: float, eps: float, n: int) -> np.ndarray:
+def success_orbit(pi_ref: object, reward: object, beta: float, eps: float, *, n: int) -> np.ndarray:
     """p_0..p_n along n exact GRPO steps from pi_0 = pi_ref (the success probabilities of Thm 2's recursion)."""
     pi_ref = check_policy("pi_ref", pi_ref)
     reward = check_binary_reward("reward", reward, shape=pi_ref.shape)

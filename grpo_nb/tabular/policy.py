@@ -16,7 +16,7 @@ from scipy.special import logsumexp
 
 from grpo_nb.clipping import clipped_term
 from grpo_nb.validation import check_beta, check_eps, check_normalization
-from grpo_nb.weights import centred_advantage, omega_minus, omega_plus, stabilised_advantage
+from grpo_nb.weights import mean_only_advantage, omega_minus, omega_plus, stabilised_advantage
 
 __all__ = ["contrastive_decomposition_gap", "expected_reward", "gibbs_log_policy", "total_variation"]
 
@@ -58,7 +58,7 @@ def gibbs_log_policy(
     p = np.asarray(p_prev, dtype=float)[..., None]
     if check_normalization(normalization) == "mean":
         check_eps(eps)
-        advantage = centred_advantage(reward, p)
+        advantage = mean_only_advantage(reward, p)
     else:
         advantage = stabilised_advantage(reward, p, eps)
     with np.errstate(divide="ignore"):
@@ -67,20 +67,21 @@ def gibbs_log_policy(
 
 
 def contrastive_decomposition_gap(
-    pi_old: np.ndarray, pi_new: np.ndarray, reward: np.ndarray, eps: float, clip_values: tuple[float, ...]
+    pi_old: np.ndarray, pi_new: np.ndarray, reward: np.ndarray, *, eps: float, clip_eps_values: tuple[float, ...]
 ) -> float:
     """§2.2: the stabilised clipped objective E_{pi_old} f(x, A) against its contrastive form, worst relative gap.
 
     Per prompt (rows of the (Q, O) arrays), with x = pi_new/pi_old and A the stabilised advantage at p = E_{pi_old} r,
     the left side is sum_o pi_old f_c(x, A) and the right side
-    omega^+ sum_{r=1} pi_old min(x, 1 + c) - omega^- sum_{r=0} pi_old max(x, 1 - c), for each clip range c.
+    omega^+ sum_{r=1} pi_old min(x, 1 + c) - omega^- sum_{r=0} pi_old max(x, 1 - c), for each clip range c in
+    ``clip_eps_values``.
     Returns max |lhs - rhs| / (1 + |lhs|) over prompts and clip ranges.
     """
     p = expected_reward(pi_old, reward)[:, None]
     wp, wm = omega_plus(p, eps), omega_minus(p, eps)
     x = pi_new / pi_old
     worst = 0.0
-    for clip in clip_values:
+    for clip in clip_eps_values:
         lhs = (pi_old * clipped_term(x, np.where(reward == 1, wp, -wm), clip)).sum(axis=1)
         pull = (pi_old * np.minimum(x, 1 + clip) * reward).sum(axis=1)
         push = (pi_old * np.maximum(x, 1 - clip) * (1 - reward)).sum(axis=1)

@@ -75,7 +75,7 @@ def _main_trl(args: argparse.Namespace) -> int:
 
     cfg = TRL_CONFIGS["quick" if args.config == "auto" else args.config]
     result = run_trl_experiment(cfg, progress=not args.no_progress)
-    print(f"trainer=trl  config={cfg.name}  G={cfg.G}  mu={cfg.mu}  lr={cfg.lr:g}  outer steps={cfg.n_outer}")
+    print(f"trainer=trl  config={cfg.name}  G={cfg.G}  mu={cfg.mu}  lr={cfg.lr:g}  outer steps={cfg.n}")
     print("  ".join(f"{k} {v}" for k, v in result["versions"].items()))
     for key, run in result["runs"].items():
         gap = max(abs(r["p_measured"][-1] - r["p_theory"][-1]) for r in run["per_prompt"])

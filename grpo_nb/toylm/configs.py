@@ -44,7 +44,7 @@ class ModelConfig:
 
 @dataclass(frozen=True)
 class SFTConfig:
-    steps: int = 300
+    n_steps: int = 300  # optimiser steps
     lr: float = 3e-3  # full-batch AdamW on all demonstrations
     weight_decay: float = 0.0
 
@@ -53,7 +53,7 @@ class SFTConfig:
 class GRPOConfig:
     """Algorithm 1 (Mroueh 2025, §2.4); names follow the paper."""
 
-    n_outer: int = 8  # M: outer iterations n = 1..M (pi_old <- pi_theta at each)
+    n: int = 8  # GRPO iterations (outer steps, pi_old <- pi_theta at each)
     mu: int = 40  # inner gradient steps per outer iteration
     lr: float = 5e-4  # Adam learning rate of the inner steps
     beta: float = 2.0  # KL coefficient to pi_ref
@@ -88,8 +88,8 @@ QUICK = RunConfig()
 FULL = RunConfig(
     name="full",
     task=TaskConfig(n_prompts=32, out_len=3, demos_per_prompt=128),  # 1000 answers per prompt
-    sft=SFTConfig(steps=800),
-    grpo=GRPOConfig(n_outer=10, mu=80, G=32),  # 1000 answers: the inner problem needs more steps
+    sft=SFTConfig(n_steps=800),
+    grpo=GRPOConfig(n=10, mu=80, G=32),  # 1000 answers: the inner problem needs more steps
     weak_inner=((4, 5e-4), (80, 2e-5)),
 )
 
@@ -103,7 +103,7 @@ CONFIGS: dict[str, RunConfig] = {"quick": QUICK, "full": FULL}
 CYCLING = RunConfig(
     name="cycling",
     task=TaskConfig(n_prompts=4, out_len=3, noise_min=1.0, noise_max=1.0, demos_per_prompt=16384, seed=25),
-    grpo=GRPOConfig(n_outer=10, beta=5.0, eps=1e-5),
+    grpo=GRPOConfig(n=10, beta=5.0, eps=1e-5),
     beta_sweep=(),
     weak_inner=(),
     sampled_run=False,

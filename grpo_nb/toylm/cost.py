@@ -20,8 +20,8 @@ shapes, under two torch dispatch modes:
   update is the multi-tensor (foreach) one on both devices, one launch per operator for all parameters,
   so the CPU count is the CUDA count.
 
-Per-step costs are separated by differencing: a GRPO run costs ``a + n_outer (b + mu c)``, and the three
-profiled runs (n_outer, mu) = (1, 1), (1, 2), (2, 1) give a, b and c exactly.
+Per-step costs are separated by differencing: a GRPO run of n iterations costs ``a + n (b + mu c)``, and the three
+profiled runs (n, mu) = (1, 1), (1, 2), (2, 1) give a, b and c exactly.
 """
 
 from __future__ import annotations
@@ -150,21 +150,22 @@ def count_cost(fn: Callable[[], object]) -> StepCost:
 
 @dataclass(frozen=True)
 class PhaseEstimate:
-    """One phase of the experiment: SFT, or one GRPO run. ``steps`` SFT steps or outer iterations."""
+    """One phase of the experiment: SFT, or one GRPO run, ``repeats`` times a step: SFT's ``n_steps`` optimiser steps
+    or a run's ``n`` GRPO iterations."""
 
     phase: str
-    steps: int
+    repeats: int
     per_step: StepCost
     once: StepCost  # per phase, not per step (the first optimiser step's state; a run's last table)
     hw: Hardware
 
     @property
     def seconds(self) -> float:
-        return self.steps * self.per_step.seconds(self.hw) + self.once.seconds(self.hw)
+        return self.repeats * self.per_step.seconds(self.hw) + self.once.seconds(self.hw)
 
     @property
     def upper_s(self) -> float:
-        return self.steps * self.per_step.upper_s(self.hw) + self.once.upper_s(self.hw)
+        return self.repeats * self.per_step.upper_s(self.hw) + self.once.upper_s(self.hw)
 
     @property
     def bound(self) -> str:
@@ -204,7 +205,7 @@ class GPUTimeEstimate:
         rows = [
             [
                 p.phase,
-                str(p.steps),
+                str(p.repeats),
                 f"{p.per_step.flops / 1e9:.1f}",
                 str(p.per_step.launches),
                 f"{p.per_step.bytes / 1e6:.0f}",
@@ -243,10 +244,12 @@ def _sft_cost(cfg: RunConfig, model, tensors) -> tuple[StepCost, StepCost]:
 
     freq = tensors.reward / tensors.reward.sum(dim=1, keepdim=True)  # any distribution will do
 
-    def run(steps: int) -> StepCost:
+    def run(n_steps: int) -> StepCost:
         m = copy.deepcopy(model).requires_grad_(True)
         return count_cost(
-            lambda: train_sft(m, tensors.prompts, tensors.outputs, freq, replace(cfg.sft, steps=steps), False)
+            lambda: train_sft(
+                m, tensors.prompts, tensors.outputs, freq=freq, cfg=replace(cfg.sft, n_steps=n_steps), progress=False
+            )
         )
 
     one, two = run(1), run(2)
@@ -258,9 +261,9 @@ def _grpo_cost(gcfg: GRPOConfig, model, tensors) -> tuple[StepCost, StepCost, St
     """(once per run, per outer iteration without inner steps, per inner step) of Algorithm 1 with ``gcfg``."""
     from grpo_nb.toylm.grpo import train_grpo
 
-    def run(n_outer: int, mu: int) -> StepCost:
+    def run(n: int, mu: int) -> StepCost:
         policy = copy.deepcopy(model).requires_grad_(True)
-        g = replace(gcfg, n_outer=n_outer, mu=mu)
+        g = replace(gcfg, n=n, mu=mu)
         gen = torch.Generator(device="cpu").manual_seed(0)
         return count_cost(lambda: train_grpo(policy, model, tensors, cfg=g, generator=gen))
 
@@ -282,14 +285,14 @@ def estimate_gpu_time(cfg: RunConfig, hw: Hardware = T4) -> GPUTimeEstimate:
 
     model, tensors = _cpu_setup(cfg)
     sft_step, sft_once = _sft_cost(cfg, model, tensors)
-    phases = [PhaseEstimate("SFT", cfg.sft.steps, sft_step, sft_once, hw)]
+    phases = [PhaseEstimate("SFT", cfg.sft.n_steps, sft_step, sft_once, hw)]
     measured: dict[tuple, tuple[StepCost, StepCost, StepCost]] = {}
     for _, label, gcfg in run_plan(cfg):
         key = (gcfg.estimator, gcfg.kl, gcfg.G, gcfg.batch_prompts, gcfg.advantage, gcfg.clip_eps is None)
         if key not in measured:
             measured[key] = _grpo_cost(gcfg, model, tensors)
         once, outer, inner = measured[key]
-        phases.append(PhaseEstimate(label, gcfg.n_outer, outer + inner * gcfg.mu, once, hw))
+        phases.append(PhaseEstimate(label, gcfg.n, outer + inner * gcfg.mu, once, hw))
     return GPUTimeEstimate(cfg.name, tuple(phases), hw)
 
 

@@ -127,7 +127,7 @@ class ExperimentResult:
 
 
 def compare_with_theory(
-    label: str, history: GRPOHistory, logp_ref: np.ndarray, reward: np.ndarray, cfg: GRPOConfig
+    label: str, history: GRPOHistory, logp_ref: np.ndarray, *, reward: np.ndarray, cfg: GRPOConfig
 ) -> RunRecord:
     """Measured p~_n and pi~_n against h^n(p_ref) and Theorem 1's pi_n (exact, by enumeration).
 
@@ -136,19 +136,19 @@ def compare_with_theory(
     """
     logp_ref = np.asarray(logp_ref, dtype=float)
     logp_ref = logp_ref - logsumexp(logp_ref, axis=1, keepdims=True)
-    n_outer = history.logp.shape[0] - 1
+    m = history.logp.shape[0] - 1  # GRPO iterations of the run
     p_tilde = np.stack([table_expected_reward(lp, reward) for lp in history.logp])
     mass_error = np.exp(history.logp.astype(float)).sum(axis=2) - 1.0
     p_ref = table_expected_reward(logp_ref, reward)
-    p_theory = iterate(p_ref, cfg.beta, cfg.eps, n_outer)
+    p_theory = iterate(p_ref, cfg.beta, cfg.eps, m)
     ideal = [logp_ref] + [
-        theorem1_logpolicy(logp_ref, reward, p_theory[n - 1], cfg.beta, cfg.eps) for n in range(1, n_outer + 1)
+        theorem1_logpolicy(logp_ref, reward, p_theory[n - 1], cfg.beta, cfg.eps) for n in range(1, m + 1)
     ]
-    tv = np.stack([total_variation(history.logp[n], ideal[n]) for n in range(n_outer + 1)])
+    tv = np.stack([total_variation(history.logp[n], ideal[n]) for n in range(m + 1)])
     one_step = np.stack(
         [
             total_variation(history.logp[n], theorem1_logpolicy(logp_ref, reward, p_tilde[n - 1], cfg.beta, cfg.eps))
-            for n in range(1, n_outer + 1)
+            for n in range(1, m + 1)
         ]
     )
     return RunRecord(
@@ -207,7 +207,7 @@ def prepare(cfg: RunConfig, progress: bool = True) -> Setup:
     task = make_task(cfg.task)
     demo_idx, demo_ans = task.demonstrations(np.random.default_rng(cfg.seed))
     base = N_DIGITS ** np.arange(task.out_len - 1, -1, -1)
-    freq = demo_frequencies(demo_idx, demo_ans @ base, task.n_prompts, len(task.outputs))
+    freq = demo_frequencies(demo_idx, demo_ans @ base, n_prompts=task.n_prompts, n_outputs=len(task.outputs))
     with torch.device("cpu"):
         model = TinyLM(cfg.model, VOCAB_SIZE, N_DIGITS, task.prompt_len + task.out_len)
     model = model.to(device=device, dtype=dtype)
@@ -215,7 +215,9 @@ def prepare(cfg: RunConfig, progress: bool = True) -> Setup:
     outputs = torch.as_tensor(task.outputs, device=device)
     synchronize(device)
     t0 = time.perf_counter()
-    sft_loss = train_sft(model, prompts, outputs, torch.as_tensor(freq, device=device, dtype=dtype), cfg.sft, progress)
+    sft_loss = train_sft(
+        model, prompts, outputs, freq=torch.as_tensor(freq, device=device, dtype=dtype), cfg=cfg.sft, progress=progress
+    )
     sft_s = time.perf_counter() - t0
     ref_model = copy.deepcopy(model).requires_grad_(False)
     with torch.no_grad():
@@ -253,7 +255,7 @@ def beta_sweep_keys(runs: dict[str, RunRecord], cfg: RunConfig) -> list[str]:
 
 
 def run_grpo(
-    setup: Setup, label: str, gcfg: GRPOConfig, seed: int, progress: bool = True, bar: tqdm | None = None
+    setup: Setup, label: str, gcfg: GRPOConfig, *, seed: int, progress: bool = True, bar: tqdm | None = None
 ) -> RunRecord:
     """One GRPO run from pi_ref with its own seeded generator (on the task's device), compared with theory.
 
@@ -264,11 +266,11 @@ def run_grpo(
     policy = copy.deepcopy(setup.ref_model).requires_grad_(True)
     own_bar = bar is None
     if own_bar:
-        bar = tqdm(total=gcfg.n_outer, desc=label, unit="outer step", disable=not progress)
+        bar = tqdm(total=gcfg.n, desc=label, unit="outer step", disable=not progress)
     history = train_grpo(policy, setup.ref_model, setup.tensors, cfg=gcfg, generator=gen, on_outer_step=bar.update)
     if own_bar:
         bar.close()
-    return compare_with_theory(label, history, setup.logp_ref, setup.reward, gcfg)
+    return compare_with_theory(label, history, setup.logp_ref, reward=setup.reward, cfg=gcfg)
 
 
 def run_all(setup: Setup, progress: bool = True) -> dict[str, RunRecord]:
@@ -276,11 +278,11 @@ def run_all(setup: Setup, progress: bool = True) -> dict[str, RunRecord]:
     all their outer iterations, with an ETA for the whole plan."""
     plan = run_plan(setup.cfg)
     runs: dict[str, RunRecord] = {}
-    total = sum(gcfg.n_outer for _, _, gcfg in plan)
+    total = sum(gcfg.n for _, _, gcfg in plan)
     with tqdm(total=total, desc="GRPO runs", unit="outer step", disable=not progress) as bar:
         for i, (key, label, gcfg) in enumerate(plan):
             bar.set_postfix_str(label)
-            runs[key] = run_grpo(setup, label, gcfg, setup.cfg.seed + 1 + i, progress, bar=bar)
+            runs[key] = run_grpo(setup, label, gcfg, seed=setup.cfg.seed + 1 + i, progress=progress, bar=bar)
     return runs
 
 

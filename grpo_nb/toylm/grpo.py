@@ -138,7 +138,7 @@ def _check(cfg: GRPOConfig) -> None:
 
     check_beta(cfg.beta)
     check_eps(cfg.eps)
-    check_positive_int("n_outer", cfg.n_outer)
+    check_positive_int("n", cfg.n)
     check_positive_int("mu", cfg.mu)
     check_positive_int("G", cfg.G, minimum=2)
     if not (np.isfinite(cfg.lr) and cfg.lr > 0):
@@ -187,7 +187,7 @@ def train_grpo(
     *,
     cfg: GRPOConfig,
     generator: torch.Generator,
-    sampler: Callable[[TinyLM, torch.Tensor, int, torch.Generator], torch.Tensor] = sample,
+    sampler: Callable[..., torch.Tensor] = sample,
     on_outer_step: Callable[[], object] | None = None,
 ) -> GRPOHistory:
     """Algorithm 1 on ``model`` (updated in place); ``ref_model`` is pi_ref (frozen). Returns the history.
@@ -195,8 +195,9 @@ def train_grpo(
     Everything stays on the device of ``task``; ``generator`` must live there too (ValueError otherwise).
     The inner loop never waits for the device: losses and the recorded tables are copied to the host once,
     at the end, and the device is synchronised once per outer iteration (and around sampling) so that the
-    recorded times are those of finished work. ``sampler`` draws the G answers of the sampled estimator
-    (``rollout.sample``: batched with a KV cache; the benchmark swaps in ``rollout.sample_naive``).
+    recorded times are those of finished work. ``sampler`` draws the G answers of the sampled estimator,
+    ``sampler(model, prompts, out_len, generator=generator)`` (``rollout.sample``: batched with a KV cache; the
+    benchmark swaps in ``rollout.sample_naive``).
     ``on_outer_step`` is called with no argument after every outer iteration (a progress bar's ``update``, say);
     the algorithm itself shows nothing.
     """
@@ -211,7 +212,7 @@ def train_grpo(
     opt = new_optimizer(model, cfg.lr)
     synchronize(device)
     start = time.perf_counter()
-    for _ in range(cfg.n_outer):
+    for _ in range(cfg.n):
         t_step = time.perf_counter()
         with torch.no_grad():
             logp_old = enumerate_logprobs(model, task.prompts, task.outputs)
@@ -227,7 +228,7 @@ def train_grpo(
             rep = prompts.repeat_interleave(g, dim=0)
             synchronize(device)
             t_sample = time.perf_counter()
-            answers = sampler(model, rep, out_len, generator)
+            answers = sampler(model, rep, out_len, generator=generator)
             synchronize(device)
             sampling_s += time.perf_counter() - t_sample
             sampled_tokens += answers.numel()

@@ -48,7 +48,7 @@ def token_logprobs(model: TinyLM, prompts: torch.Tensor, answers: torch.Tensor) 
 
 
 @torch.no_grad()
-def sample(model: TinyLM, prompts: torch.Tensor, out_len: int, generator: torch.Generator) -> torch.Tensor:
+def sample(model: TinyLM, prompts: torch.Tensor, out_len: int, *, generator: torch.Generator) -> torch.Tensor:
     """One answer of ``out_len`` symbols per row of ``prompts`` (N, T0), all rows at once, with a KV cache."""
     logits, cache = model(prompts)
     out = []
@@ -62,7 +62,7 @@ def sample(model: TinyLM, prompts: torch.Tensor, out_len: int, generator: torch.
 
 
 @torch.no_grad()
-def sample_naive(model: TinyLM, prompts: torch.Tensor, out_len: int, generator: torch.Generator) -> torch.Tensor:
+def sample_naive(model: TinyLM, prompts: torch.Tensor, out_len: int, *, generator: torch.Generator) -> torch.Tensor:
     """Same distribution as ``sample``, one sequence at a time and a full forward pass per token."""
     rows = []
     for i in range(prompts.shape[0]):

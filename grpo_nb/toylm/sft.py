@@ -24,7 +24,7 @@ __all__ = ["demo_frequencies", "entropy_floor", "train_sft"]
 
 
 def demo_frequencies(
-    demo_prompt: np.ndarray, demo_output_index: np.ndarray, n_prompts: int, n_outputs: int
+    demo_prompt: np.ndarray, demo_output_index: np.ndarray, *, n_prompts: int, n_outputs: int
 ) -> np.ndarray:
     """Empirical f(o|q) of the demonstrations, shape (P, K); rows sum to 1."""
     counts = np.zeros((n_prompts, n_outputs))
@@ -43,6 +43,7 @@ def train_sft(
     model: TinyLM,
     prompts: torch.Tensor,
     outputs: torch.Tensor,
+    *,
     freq: torch.Tensor,
     cfg: SFTConfig,
     progress: bool = True,
@@ -54,7 +55,7 @@ def train_sft(
     opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay, foreach=True)
     out_len = outputs.shape[1]
     losses = []
-    for _ in tqdm(range(cfg.steps), desc="SFT", disable=not progress):
+    for _ in tqdm(range(cfg.n_steps), desc="SFT", disable=not progress):
         loss = -(freq * enumerate_logprobs(model, prompts, outputs)).sum(dim=1).mean() / out_len
         opt.zero_grad(set_to_none=True)
         loss.backward()

@@ -86,14 +86,14 @@ def enumerate_logprobs_hf(model: torch.nn.Module, prompts: torch.Tensor, outputs
 
 
 def sft_hf(
-    model: torch.nn.Module, prompts: torch.Tensor, outputs: torch.Tensor, freq: np.ndarray, cfg: SFTConfig
+    model: torch.nn.Module, prompts: torch.Tensor, outputs: torch.Tensor, *, freq: np.ndarray, cfg: SFTConfig
 ) -> np.ndarray:
     """The book's SFT (:func:`grpo_nb.toylm.sft.train_sft`) on the GPT-2 policy; returns the loss curve."""
     opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay, foreach=True)
     f = torch.as_tensor(freq, dtype=torch.float32, device=prompts.device)
     losses = []
     model.train()
-    for _ in range(cfg.steps):
+    for _ in range(cfg.n_steps):
         loss = -(f * enumerate_logprobs_hf(model, prompts, outputs)).sum(dim=1).mean() / outputs.shape[1]
         opt.zero_grad(set_to_none=True)
         loss.backward()

@@ -63,7 +63,8 @@ DEVICE = torch.device("cpu")  # TRL runs here on the CPU (``use_cpu=True``)
 
 @dataclass(frozen=True)
 class TRLRun:
-    """One TRL run: its key, beta, the clip range (``epsilon``; 1e3 = no clipping in effect) and other knobs."""
+    """One TRL run: its key, then TRL's own knobs under TRL's ``GRPOConfig`` names: beta, the clip range ``epsilon``
+    (the book's ``clip_eps``; 1e3 = no clipping in effect), the loss type and the reward scaling."""
 
     key: str
     beta: float
@@ -80,7 +81,7 @@ class TRLRunConfig:
     base: RunConfig
     G: int
     mu: int
-    n_outer: int
+    n: int
     lr: float
     runs: tuple[TRLRun, ...] = field(
         default=(TRLRun("beta=2", 2.0), TRLRun("beta=2, clip 0.2", 2.0, 0.2), TRLRun("beta=0 (TRL default)", 0.0, 0.2))
@@ -90,15 +91,15 @@ class TRLRunConfig:
 
 
 TRL_CONFIGS: dict[str, TRLRunConfig] = {
-    "quick": TRLRunConfig("quick", QUICK, G=QUICK.grpo.G, mu=QUICK.grpo.mu, n_outer=QUICK.grpo.n_outer, lr=5e-4),
-    "full": TRLRunConfig("full", FULL, G=FULL.grpo.G, mu=FULL.grpo.mu, n_outer=FULL.grpo.n_outer, lr=5e-4),
+    "quick": TRLRunConfig("quick", QUICK, G=QUICK.grpo.G, mu=QUICK.grpo.mu, n=QUICK.grpo.n, lr=5e-4),
+    "full": TRLRunConfig("full", FULL, G=FULL.grpo.G, mu=FULL.grpo.mu, n=FULL.grpo.n, lr=5e-4),
     # seconds: the pipeline end to end (tests and the CLI's smoke check), not an experiment
     "tiny": TRLRunConfig(
         "tiny",
         replace(QUICK, task=replace(QUICK.task, n_prompts=4)),
         G=4,
         mu=2,
-        n_outer=2,
+        n=2,
         lr=5e-4,
         runs=(TRLRun("beta=2", 2.0), TRLRun("beta=0 (TRL default)", 0.0, 0.2)),
     ),
@@ -180,11 +181,11 @@ def prepare_trl(cfg: TRLRunConfig, folder: Path | None = None) -> TRLSetup:
     task = make_task(base.task)
     demo_idx, demo_ans = task.demonstrations(np.random.default_rng(base.seed))
     place = N_DIGITS ** np.arange(task.out_len - 1, -1, -1)
-    freq = demo_frequencies(demo_idx, demo_ans @ place, task.n_prompts, len(task.outputs))
+    freq = demo_frequencies(demo_idx, demo_ans @ place, n_prompts=task.n_prompts, n_outputs=len(task.outputs))
     model = build_model(base.model, task.prompt_len + task.out_len, base.seed)
     t0 = time.perf_counter()
     prompts, outputs = (torch.as_tensor(x, device=DEVICE) for x in (task.prompts, task.outputs))
-    sft_loss = sft_hf(model, prompts, outputs, freq, base.sft)
+    sft_loss = sft_hf(model, prompts, outputs, freq=freq, cfg=base.sft)
     sft_s = time.perf_counter() - t0
     if folder is None:  # a temporary folder, removed when the process exits
         folder = Path(tempfile.mkdtemp(prefix="grpo_nb_trl_"))
@@ -256,7 +257,7 @@ def make_trainer(setup: TRLSetup, run: TRLRun, *, reward_log: list | None = None
         num_generations=cfg.G,
         per_device_train_batch_size=cfg.G * task.n_prompts,
         num_iterations=cfg.mu,
-        max_steps=cfg.mu * cfg.n_outer,
+        max_steps=cfg.mu * cfg.n,
         max_completion_length=task.out_len,
         learning_rate=cfg.lr,
         lr_scheduler_type="constant",
@@ -284,27 +285,27 @@ def make_trainer(setup: TRLSetup, run: TRLRun, *, reward_log: list | None = None
     return trainer
 
 
-def _theory(p_ref: np.ndarray, beta: float, G: int, n_outer: int) -> tuple[np.ndarray, np.ndarray | None]:
+def _theory(p_ref: np.ndarray, beta: float, G: int, n: int) -> tuple[np.ndarray, np.ndarray | None]:
     from grpo_nb.dynamics.map import iterate
     from grpo_nb.ustat.finite_group import StepModel, finite_group_law
 
     if beta == 0:
-        return np.vstack([p_ref, np.ones((n_outer, p_ref.size))]), None
+        return np.vstack([p_ref, np.ones((n, p_ref.size))]), None
     b = beta_effective(beta, G)
-    inf_g = iterate(p_ref, b, TRL_EPS, n_outer)
+    inf_g = iterate(p_ref, b, TRL_EPS, n)
     fin = np.stack(
-        [finite_group_law(StepModel(float(p), b, TRL_EPS, G), n_outer).mean for p in np.clip(p_ref, 1e-9, 1 - 1e-9)],
+        [finite_group_law(StepModel(float(p), b, TRL_EPS, G), n).mean for p in np.clip(p_ref, 1e-9, 1 - 1e-9)],
         axis=1,
     )
     return inf_g, fin
 
 
-def _group_successes(log: list, n_prompts: int, n_outer: int) -> np.ndarray:
+def _group_successes(log: list, n_prompts: int, n: int) -> np.ndarray:
     """Successes k per prompt in each outer step's groups, (M, P): the reward log's generation calls, in order."""
     k = np.zeros((len(log), n_prompts), dtype=int)
-    for n, (idx, r) in enumerate(log):
-        np.add.at(k[n], idx, r.astype(int))
-    return k[:n_outer]
+    for step, (idx, r) in enumerate(log):
+        np.add.at(k[step], idx, r.astype(int))
+    return k[:n]
 
 
 def run_trl(setup: TRLSetup, run: TRLRun) -> dict:
@@ -318,11 +319,11 @@ def run_trl(setup: TRLSetup, run: TRLRun) -> dict:
     trainer.train()
     wall = time.perf_counter() - t0
     p = np.stack(cb.p)
-    theory, finite = _theory(setup.p_ref, run.beta, cfg.G, cfg.n_outer)
-    k = _group_successes(log, setup.task.n_prompts, cfg.n_outer)
+    theory, finite = _theory(setup.p_ref, run.beta, cfg.G, cfg.n)
+    k = _group_successes(log, setup.task.n_prompts, cfg.n)
     return {
         "label": run.key,
-        "trl": asdict(run) | {"G": cfg.G, "num_iterations": cfg.mu, "learning_rate": cfg.lr, "n_outer": cfg.n_outer},
+        "trl": asdict(run) | {"G": cfg.G, "num_iterations": cfg.mu, "learning_rate": cfg.lr, "n": cfg.n},
         "beta_effective": beta_effective(run.beta, cfg.G),
         "eps": TRL_EPS,
         "wall_s": wall,

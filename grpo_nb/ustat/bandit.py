@@ -85,8 +85,8 @@ class PromptSet:
         object.__setattr__(self, "prompt_probs", probs)
 
     @property
-    def success(self) -> np.ndarray:
-        """V(x) per prompt, shape (P,)."""
+    def expected_reward(self) -> np.ndarray:
+        """V(x) = E_pi[r] per prompt, shape (P,)."""
         return np.asarray(bandit_expected_reward(self.logits, self.reward)).reshape(-1)
 
     @property

@@ -96,7 +96,9 @@ def limit_scale(estimator: str, value: object) -> np.ndarray | float:
     return float(out) if out.ndim == 0 else out
 
 
-def estimates_from_counts(pi: np.ndarray, reward: np.ndarray, counts: np.ndarray, G: int, estimator: str) -> np.ndarray:
+def estimates_from_counts(
+    pi: np.ndarray, reward: np.ndarray, counts: np.ndarray, *, G: int, estimator: str
+) -> np.ndarray:
     """(1/G) sum_i A_i (e_{o_i} - pi) from the answer counts (..., K) of groups of G (rows summing to G).
 
     ``pi`` and ``reward`` broadcast against ``counts`` (one prompt, or one row per prompt). No validation: the
@@ -116,7 +118,7 @@ def estimates_from_counts(pi: np.ndarray, reward: np.ndarray, counts: np.ndarray
 
 
 def gradient_estimates(
-    logits: object, reward: object, G: int, n_groups: int, estimator: str, seed: int = 0
+    logits: object, reward: object, G: int, n_groups: int, estimator: str, *, seed: int = 0
 ) -> np.ndarray:
     """One estimate of grad V per independent group of G answers: shape (n_groups, K).
 
@@ -134,10 +136,10 @@ def gradient_estimates(
     seed = check_positive_int("seed", seed, minimum=0)
     pi = softmax(logits)
     counts = np.random.default_rng(seed).multinomial(G, pi, size=n_groups).astype(float)
-    return estimates_from_counts(pi, reward, counts, G, estimator)
+    return estimates_from_counts(pi, reward, counts, G=G, estimator=estimator)
 
 
-def sample_outcomes(logits: object, G: int, n_groups: int, seed: int = 0) -> np.ndarray:
+def sample_outcomes(logits: object, G: int, n_groups: int, *, seed: int = 0) -> np.ndarray:
     """Explicit answers: n_groups groups of G i.i.d. draws from softmax(logits), shape (n_groups, G), seeded."""
     logits = check_logits("logits", logits)
     G = _group_size(G)
@@ -159,7 +161,7 @@ def _explicit_groups(logits: object, reward: object, outcomes: object) -> tuple[
     return pi, reward[o], scores
 
 
-def estimates_from_outcomes(logits: object, reward: object, outcomes: object, estimator: str) -> np.ndarray:
+def estimates_from_outcomes(logits: object, reward: object, outcomes: object, *, estimator: str) -> np.ndarray:
     """The estimator computed sample by sample, (1/G) sum_i A_i s_i, from explicit answers ``outcomes`` (n, G).
 
     An independent implementation of what :func:`gradient_estimates` computes from counts: each advantage is

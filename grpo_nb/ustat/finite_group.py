@@ -76,7 +76,7 @@ NO_SIGNAL_RULES: tuple[str, ...] = ("keep", "drop", "resample")
 Z_MAX = 700.0
 
 
-def group_tilt(z_old: np.ndarray, k: np.ndarray, G: int, eps: float) -> np.ndarray:
+def group_tilt(z_old: np.ndarray, k: np.ndarray, G: int, *, eps: float) -> np.ndarray:
     """C(k) = v_hat / (v_old sqrt(v_hat + eps)) (module docstring), 0 when k = 0 or k = G. Broadcasts; no validation."""
     k = np.asarray(k)
     p_hat = k / G
@@ -132,7 +132,7 @@ def step_logits(model: StepModel, z_old: np.ndarray, k: np.ndarray) -> np.ndarra
     if model.rule == "plug_in":
         signal = (k > 0) & (k < G)
         return np.where(signal, logit_map(logit(np.where(signal, k / G, 0.5)), a, beta, model.eps), a)
-    tilt = group_tilt(z_old, k, G, model.eps)
+    tilt = group_tilt(z_old, k, G, eps=model.eps)
     if model.rule == "maximiser":
         return np.clip(a + tilt / beta, -Z_MAX, Z_MAX)
     z = z_old.copy()
@@ -177,12 +177,12 @@ def _expected_logit_map(z: np.ndarray, a: float, beta: np.ndarray, eps: float, G
     (z, beta) of the same shape."""
     k = np.arange(G + 1)
     w = binom.pmf(k[None, :], G, expit(z)[:, None])
-    nxt = expit(np.clip(a + group_tilt(z[:, None], k[None, :], G, eps) / beta[:, None], -Z_MAX, Z_MAX))
+    nxt = expit(np.clip(a + group_tilt(z[:, None], k[None, :], G, eps=eps) / beta[:, None], -Z_MAX, Z_MAX))
     return logit(np.clip(np.sum(w * nxt, axis=1), 1e-300, 1 - 1e-16))
 
 
 def expected_map_orbits(
-    p_ref: float, eps: float, betas: object, G: int, *, transient: int = 1500, n_keep: int = 64, tol: float = 1e-7
+    p_ref: float, betas: object, eps: float, *, G: int, transient: int = 1500, n_keep: int = 64, tol: float = 1e-7
 ) -> tuple[np.ndarray, np.ndarray]:
     """The orbit of the exact expected map H_G (the maximiser, groups kept) from p_ref for every beta, iterated as a
     deterministic map: its last n_keep values, shape (beta, n_keep), and its period (smallest k <= n_keep/2 with
@@ -219,7 +219,7 @@ def signal_retention(p: object, G: int, eps: object) -> np.ndarray | float:
         raise ValueError(f"p={p!r} is out of range; valid range is 0 < p < 1")
     k = np.arange(G + 1)
     z = logit(p_arr)[..., None]
-    tilt = group_tilt(z, k, G, eps_f)
+    tilt = group_tilt(z, k, G, eps=eps_f)
     exact = np.asarray(weight_scale(p_arr, eps_f))
     out = np.sum(binom.pmf(k, G, p_arr[..., None]) * tilt, axis=-1) / exact
     return float(out) if out.ndim == 0 else out
@@ -227,9 +227,9 @@ def signal_retention(p: object, G: int, eps: object) -> np.ndarray | float:
 
 @dataclass(frozen=True)
 class FiniteGroupLaw:
-    """The law of p_n for n = 0..n_steps from p_0 = p_ref: mean, standard deviation, quantiles (one row of
-    ``quantiles`` per level of ``levels``), the probability that step n's group had no signal, the expected number
-    of groups drawn at step n, and the final atoms (logits and masses)."""
+    """The law of p_k for k = 0..n (the ``n`` of :func:`finite_group_law`) from p_0 = p_ref: mean, standard deviation,
+    quantiles (one row of ``quantiles`` per level of ``levels``), the probability that step k's group had no signal,
+    the expected number of groups drawn at step k, and the final atoms (logits and masses)."""
 
     model: StepModel
     mean: np.ndarray
@@ -259,19 +259,19 @@ def _merge(z: np.ndarray, m: np.ndarray, width: float) -> tuple[np.ndarray, np.n
 
 
 def finite_group_law(
-    model: StepModel, n_steps: int, *, levels: tuple[float, ...] = (0.1, 0.5, 0.9), width: float = 1e-3
+    model: StepModel, n: int, *, levels: tuple[float, ...] = (0.1, 0.5, 0.9), width: float = 1e-3
 ) -> FiniteGroupLaw:
     """The law of p_0..p_n under the finite-group chain, without sampling (module docstring)."""
     if not isinstance(model, StepModel):
         raise ValueError(f"model={model!r} is not a StepModel")
-    n_steps = check_positive_int("n_steps", n_steps)
+    n = check_positive_int("n", n)
     if not 0 < width <= 0.1:
         raise ValueError(f"width={width!r} is out of range; valid range is 0 < width <= 0.1")
     z, m = np.array([model.a]), np.array([1.0])
     k = np.arange(model.G + 1)
     means, second, quants, empty, draws = [expit(model.a)], [expit(model.a) ** 2], [], [], []
     quants.append(_weighted_quantiles(z, m, levels))
-    for _ in range(n_steps):
+    for _ in range(n):
         p = expit(z)
         w, dropped, n_draws = _k_weights(model, p)
         raw = binom.pmf(k[None, :], model.G, p[:, None])
@@ -296,18 +296,18 @@ def finite_group_law(
     )
 
 
-def simulate_chain(model: StepModel, n_steps: int, n_chains: int, seed: int = 0) -> np.ndarray:
+def simulate_chain(model: StepModel, n: int, n_chains: int, *, seed: int = 0) -> np.ndarray:
     """Seeded runs of the chain itself (binomial draws, numpy ``default_rng(seed)``): p_0..p_n, shape (n+1, n_chains).
 
     Resampling redraws the groups without signal, at most ``max_draws`` groups in all, then drops the update."""
     if not isinstance(model, StepModel):
         raise ValueError(f"model={model!r} is not a StepModel")
-    n_steps, n_chains = check_positive_int("n_steps", n_steps), check_positive_int("n_chains", n_chains)
+    n, n_chains = check_positive_int("n", n), check_positive_int("n_chains", n_chains)
     rng = np.random.default_rng(check_positive_int("seed", seed, minimum=0))
     G = model.G
     z = np.full(n_chains, model.a)
     out = [expit(z)]
-    for _ in range(n_steps):
+    for _ in range(n):
         p = expit(z)
         k = rng.binomial(G, p)
         if model.no_signal == "resample":

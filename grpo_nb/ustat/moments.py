@@ -97,7 +97,7 @@ def class_moments(pi: np.ndarray, reward: np.ndarray) -> dict[str, np.ndarray | 
     return out
 
 
-def exact_moments(logits: object, reward: object, G: int, estimator: str) -> EstimatorMoments:
+def exact_moments(logits: object, reward: object, G: int, *, estimator: str) -> EstimatorMoments:
     """Mean, bias, variance and MSE of ``estimator`` with groups of G, exactly (sum over k ~ Binomial(G, V))."""
     logits, reward = _one_prompt(logits, reward)
     G = check_positive_int("G", G, minimum=2)
@@ -139,7 +139,7 @@ def expected_step_factor(p: object, G: int, estimator: str) -> np.ndarray | floa
     return float(out) if out.ndim == 0 else out
 
 
-def enumerate_moments(logits: object, reward: object, G: int, estimator: str, max_groups: int = 300_000):
+def enumerate_moments(logits: object, reward: object, G: int, *, estimator: str, max_groups: int = 300_000):
     """The same moments by brute force: every ordered group of G answers (K^G of them, at most ``max_groups``),
     weighted by its probability, each estimate computed sample by sample (:func:`estimates_from_outcomes`)."""
     logits, reward = _one_prompt(logits, reward)
@@ -149,7 +149,7 @@ def enumerate_moments(logits: object, reward: object, G: int, estimator: str, ma
         raise ValueError(f"G={G!r} gives K^G = {n_out}^{G} groups; valid range is K^G <= max_groups = {max_groups}")
     groups = np.indices((n_out,) * G).reshape(G, -1).T
     prob = np.prod(softmax(logits)[groups], axis=1)
-    est = estimates_from_outcomes(logits, reward, groups, estimator)
+    est = estimates_from_outcomes(logits, reward, groups, estimator=estimator)
     mean = prob @ est
     target = limit_scale(estimator, float(expected_reward(softmax(logits), reward))) * exact_gradient(logits, reward)
     return EstimatorMoments(mean=mean, target=target, variance=float(prob @ np.sum((est - mean) ** 2, axis=1)))

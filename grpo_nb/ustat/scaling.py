@@ -99,7 +99,7 @@ def budget_mse(prompts: PromptSet, N: int, G: int) -> float:
 
 
 def minibatch_estimates(
-    prompts: PromptSet, B: int, G: int, n_batches: int, estimator: str = "grpo", seed: int = 0
+    prompts: PromptSet, B: int, G: int, *, n_batches: int, estimator: str = "grpo", seed: int = 0
 ) -> np.ndarray:
     """n_batches independent minibatch estimates of grad J, shape (n_batches, P, K), vectorised (no loop over
     prompts or groups): prompts drawn from rho, answer counts from a multinomial per drawn prompt."""
@@ -113,7 +113,7 @@ def minibatch_estimates(
     drawn = rng.choice(n_prompts, size=(n_batches, B), p=prompts.prompt_probs)
     pi = softmax(prompts.logits, axis=-1)[drawn]  # (n_batches, B, K)
     counts = rng.multinomial(G, pi).astype(float)
-    est = estimates_from_counts(pi, prompts.reward[drawn], counts, G, estimator)
+    est = estimates_from_counts(pi, prompts.reward[drawn], counts, G=G, estimator=estimator)
     out = np.zeros((n_batches, n_prompts, prompts.logits.shape[1]))
     np.add.at(out, (np.arange(n_batches)[:, None], drawn), est)
     return out / B
@@ -133,7 +133,7 @@ class ScalingFit:
 
 
 def fit_scaling_constants(
-    prompts: PromptSet, N: int, groups: tuple[int, ...], n_batches: int, seed: int = 0
+    prompts: PromptSet, N: int, groups: tuple[int, ...], *, n_batches: int, seed: int = 0
 ) -> ScalingFit:
     """Monte Carlo MSE of GRPO's minibatch estimate with budget N for each G in ``groups``, and the constants
     C1, C2, C3 fitted to N * MSE = C1 G + C2 + C3/(G-1) by weighted least squares (weights 1/standard error^2)."""
@@ -144,7 +144,7 @@ def fit_scaling_constants(
     for i, G in enumerate(groups):
         if N % G:
             raise ValueError(f"G={G!r} does not divide the budget N={N!r}; valid G are divisors of N, G >= 2")
-        est = minibatch_estimates(prompts, N // G, G, n_batches, seed=seed + i)
+        est = minibatch_estimates(prompts, N // G, G, n_batches=n_batches, seed=seed + i)
         err = np.sum((est - target) ** 2, axis=(1, 2))
         mse.append(err.mean())
         half.append(1.96 * err.std(ddof=1) / np.sqrt(n_batches))

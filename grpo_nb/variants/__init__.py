@@ -29,11 +29,10 @@ from grpo_nb.variants.policy import (
     solve_policy_step,
     success_logit,
 )
-from grpo_nb.variants.variant import MIRROR, V1, Variant
+from grpo_nb.variants.variant import MIRROR, Variant
 
 __all__ = [
     "MIRROR",
-    "V1",
     "Variant",
     "anchor_logit",
     "effective_beta",

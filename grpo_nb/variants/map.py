@@ -67,7 +67,7 @@ def anchor_logit(z: object, a: object, alpha: object) -> np.ndarray:
     return np.where(alpha == 1.0, a, np.where(alpha == 0.0, z, mixed))
 
 
-def logit_increment(z: object, beta: object, eps: object, normalization: str = "mean_var") -> np.ndarray:
+def logit_increment(z: object, beta: object, eps: object, *, normalization: str = "mean_var") -> np.ndarray:
     """s(z)/beta, the step a variant adds to its anchor's logit: 1/(beta sqrt(v(z) + eps)) or 1/beta ("mean").
 
     ``"mean_var"`` is Theorem 2's push, :func:`~grpo_nb.dynamics.map.logit_map` with a = 0. No validation.
@@ -79,7 +79,7 @@ def logit_increment(z: object, beta: object, eps: object, normalization: str = "
 
 
 def variant_logit_map(
-    z: object, a: object, beta: object, eps: object, normalization: str = "mean_var", alpha: object = 1.0
+    z: object, a: object, beta: object, eps: object, *, normalization: str = "mean_var", alpha: object = 1.0
 ) -> np.ndarray:
     """g(z) = alpha a + (1 - alpha) z + s(z)/beta, the variant's success recursion in logit coordinates. No validation.
 
@@ -93,7 +93,7 @@ def variant_logit_map(
 
 
 def variant_logit_map_slope(
-    z: object, beta: object, eps: object, normalization: str = "mean_var", alpha: object = 1.0
+    z: object, beta: object, eps: object, *, normalization: str = "mean_var", alpha: object = 1.0
 ) -> np.ndarray:
     """g'(z) = (1 - alpha) + s'(z)/beta, with s'/beta = Prop. 1's slope in logit form ("mean_var") or 0 ("mean").
 
@@ -105,7 +105,7 @@ def variant_logit_map_slope(
 
 
 def log_abs_variant_logit_map_slope(
-    z: object, beta: object, eps: object, normalization: str = "mean_var", alpha: object = 1.0
+    z: object, beta: object, eps: object, *, normalization: str = "mean_var", alpha: object = 1.0
 ) -> np.ndarray:
     """log|g'(z)| without overflow: log|(1 - alpha) + sign(z) e^L| with L = log|s'(z)/beta| in log form.
 
@@ -136,7 +136,7 @@ def effective_beta(z: object, beta: object, eps: object) -> np.ndarray:
 
 
 def iterate_logit(
-    p_ref: object, beta: object, eps: object, n: int, normalization: str = "mean_var", alpha: object = 1.0
+    p_ref: object, beta: object, eps: object, *, n: int, normalization: str = "mean_var", alpha: object = 1.0
 ) -> np.ndarray:
     """Logits z_0..z_n of a variant's success recursion from z_0 = logit p_ref; shape (n+1, *broadcast shape).
 
@@ -157,15 +157,15 @@ def iterate_logit(
     z = np.empty((n + 1, *a.shape))
     z[0] = a
     for k in range(n):
-        z[k + 1] = variant_logit_map(z[k], a, beta, eps, normalization, alpha)
+        z[k + 1] = variant_logit_map(z[k], a, beta, eps, normalization=normalization, alpha=alpha)
     return z
 
 
 def iterate(
-    p_ref: object, beta: object, eps: object, n: int, normalization: str = "mean_var", alpha: object = 1.0
+    p_ref: object, beta: object, eps: object, n: int, *, normalization: str = "mean_var", alpha: object = 1.0
 ) -> np.ndarray:
     """The orbit p_0..p_n of a variant (p_0 = p_ref), computed in logit space; shape (n+1, *broadcast shape).
 
     With the defaults (``"mean_var"``, alpha = 1) it equals :func:`grpo_nb.dynamics.map.iterate` exactly.
     """
-    return expit(iterate_logit(p_ref, beta, eps, n, normalization, alpha))
+    return expit(iterate_logit(p_ref, beta, eps, n=n, normalization=normalization, alpha=alpha))

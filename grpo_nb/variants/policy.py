@@ -72,7 +72,7 @@ def success_logit(pi: object, reward: object) -> np.ndarray:
 
 def _validated(pi_ref, pi_prev, reward, beta, eps, normalization, alpha) -> tuple[StepInputs, float]:
     """The step's inputs checked (:func:`grpo_nb.tabular.closed_form.check_step_inputs`) and alpha checked."""
-    inputs = check_step_inputs(pi_ref, pi_prev, reward, beta, eps, normalization)
+    inputs = check_step_inputs(pi_ref, pi_prev, reward, beta, eps, normalization=normalization)
     return inputs, check_scalar("alpha", check_alpha(alpha))
 
 
@@ -82,6 +82,7 @@ def policy_step(
     reward: object,
     beta: float,
     eps: float,
+    *,
     normalization: str = "mean_var",
     alpha: float = 1.0,
 ) -> np.ndarray:
@@ -105,6 +106,7 @@ def solve_policy_step(
     reward: object,
     beta: float,
     eps: float,
+    *,
     normalization: str = "mean_var",
     alpha: float = 1.0,
 ) -> np.ndarray:
@@ -117,6 +119,7 @@ def policy_orbit(
     reward: object,
     beta: float,
     eps: float,
+    *,
     n: int,
     normalization: str = "mean_var",
     alpha: float = 1.0,
@@ -128,7 +131,7 @@ def policy_orbit(
     pi = pi_ref if pi_0 is None else check_policy("pi_0", pi_0)
     out = [pi]
     for _ in range(n):
-        pi = policy_step(pi_ref, pi, reward, beta, eps, normalization, alpha)
+        pi = policy_step(pi_ref, pi, reward, beta, eps, normalization=normalization, alpha=alpha)
         out.append(pi)
     return np.stack(out)
 
@@ -154,7 +157,7 @@ def _conditional(pi: np.ndarray, mask: np.ndarray) -> np.ndarray:
     return restricted / restricted.sum(axis=-1, keepdims=True)
 
 
-def renyi_correction(pi_ref: object, pi_prev: object, reward: object, alpha: float) -> float:
+def renyi_correction(pi_ref: object, pi_prev: object, reward: object, *, alpha: float) -> float:
     """(1 - alpha) [D_alpha(pi_ref^F || pi_prev^F) - D_alpha(pi_ref^S || pi_prev^S)], the recursion's correction term.
 
     pi^S, pi^F: the policies conditioned on success (r = 1) and on failure (r = 0); both sets must be non-empty and
@@ -181,9 +184,9 @@ def renyi_recursion_logit(
     reward: object,
     beta: float,
     eps: float,
+    *,
     normalization: str = "mean_var",
     alpha: float = 0.5,
-    *,
     corrected: bool = True,
 ) -> float:
     """logit p_n predicted from pi_{n-1} by the Rényi form of the recursion (module docstring), 0 < alpha < 1.
@@ -194,7 +197,7 @@ def renyi_recursion_logit(
     step, alpha = _validated(pi_ref, pi_prev, reward, beta, eps, normalization, alpha)
     z_prev = float(success_logit(step.pi_prev, step.reward))
     value = alpha * float(success_logit(step.pi_ref, step.reward)) + (1.0 - alpha) * z_prev
-    value += float(logit_increment(z_prev, step.beta, step.eps, step.normalization))
+    value += float(logit_increment(z_prev, step.beta, step.eps, normalization=step.normalization))
     if corrected:
-        value += renyi_correction(step.pi_ref, step.pi_prev, step.reward, alpha)
+        value += renyi_correction(step.pi_ref, step.pi_prev, step.reward, alpha=alpha)
     return value

@@ -27,7 +27,7 @@ from grpo_nb.dynamics.fixed_points import FixedPointGrid, fixed_points_grid
 from grpo_nb.validation import check_alpha, check_map_params, check_normalization, check_scalar
 from grpo_nb.variants.map import log_abs_variant_logit_map_slope, variant_logit_map, variant_logit_map_slope
 
-__all__ = ["MIRROR", "V1", "Variant"]
+__all__ = ["MIRROR", "Variant"]
 
 _NORMALIZATION_NAMES = {"mean_var": "mean+var", "mean": "mean-only"}
 
@@ -36,7 +36,8 @@ _NORMALIZATION_NAMES = {"mean_var": "mean+var", "mean": "mean-only"}
 class Variant:
     """One GRPO variant: the reward normalisation ("mean_var" or "mean") and the weight alpha of the KL to pi_ref.
 
-    Callable as its logit map g(z, a, beta, eps); ``Variant()`` is the paper's iteration (Theorem 2).
+    Callable as its logit map g(z, a, beta, eps); ``Variant()`` is the paper's iteration, the same map as
+    :data:`grpo_nb.dynamics.THEOREM2` (the dynamics functions' default ``variant``).
     """
 
     normalization: str = "mean_var"
@@ -57,15 +58,15 @@ class Variant:
         return f"{_NORMALIZATION_NAMES[self.normalization]}, α = {self.alpha:g}"
 
     def __call__(self, z: np.ndarray, a: np.ndarray, beta: np.ndarray, eps: np.ndarray) -> np.ndarray:
-        return variant_logit_map(z, a, beta, eps, self.normalization, self.alpha)
+        return variant_logit_map(z, a, beta, eps, normalization=self.normalization, alpha=self.alpha)
 
     def slope(self, z: np.ndarray, beta: np.ndarray, eps: np.ndarray) -> np.ndarray:
         """g'(z) (:func:`grpo_nb.variants.map.variant_logit_map_slope`)."""
-        return variant_logit_map_slope(z, beta, eps, self.normalization, self.alpha)
+        return variant_logit_map_slope(z, beta, eps, normalization=self.normalization, alpha=self.alpha)
 
     def log_abs_slope(self, z: np.ndarray, beta: np.ndarray, eps: np.ndarray) -> np.ndarray:
         """log|g'(z)| (:func:`grpo_nb.variants.map.log_abs_variant_logit_map_slope`)."""
-        return log_abs_variant_logit_map_slope(z, beta, eps, self.normalization, self.alpha)
+        return log_abs_variant_logit_map_slope(z, beta, eps, normalization=self.normalization, alpha=self.alpha)
 
     def fixed_points_grid(self, p_ref: object, beta: object, eps: object) -> FixedPointGrid:
         """Every fixed point over broadcast (p_ref, beta, eps), by the reduction in the module docstring."""
@@ -91,7 +92,5 @@ class Variant:
         return FixedPointGrid(logits, slopes, counts)
 
 
-#: The paper's iteration: mean + variance normalisation, KL to pi_ref only (Theorem 2's map).
-V1 = Variant("mean_var", 1.0)
 #: The mirror step with the paper's normalisation: KL to the previous policy only.
 MIRROR = Variant("mean_var", 0.0)

@@ -15,7 +15,7 @@ __all__ = ["bifurcation_explorer"]
 
 
 def bifurcation_explorer(
-    p_ref: float = 1e-4, eps: float = 1e-5, beta_min: float = 0.2, beta_max: float = 30.0, n_beta: int = 600
+    p_ref: float = 1e-4, eps: float = 1e-5, *, beta_min: float = 0.2, beta_max: float = 30.0, n_beta: int = 600
 ):
     """Bifurcation diagram over beta (log grid) with the Lyapunov exponent underneath; a slider for log10 p_ref
     (1e-4 to 1e-2, and up to 0.5 to see the cycles disappear) and a menu for eps."""

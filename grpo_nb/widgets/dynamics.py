@@ -51,11 +51,11 @@ def fig4_explorer(eps: float = 1e-5):
     return interact(update, eps=eps_slider(eps))
 
 
-def fig5_explorer(p_ref: float = 0.001, beta: float = 5.0, eps: float = 1e-5, n: int = 60):
+def fig5_explorer(p_ref: float = 0.001, beta: float = 5.0, eps: float = 1e-5, *, n: int = 60):
     """Fig. 5 for one (p_ref, beta, eps), with the number of iterations."""
 
     def update(p_ref: float, beta: float, eps: float, n: int) -> None:
-        show(draw_fig5(((beta, p_ref),), eps, n))
+        show(draw_fig5(((p_ref, beta),), eps, n))
 
     return interact(
         update,

@@ -30,14 +30,14 @@ EPS_RANGE = (1e-9, 1.0)
 ALPHA_RANGE = (0.0, 1.0)
 
 
-def log_slider(value: float, lo: float, hi: float, description: str) -> FloatLogSlider:
+def log_slider(value: float, lo: float, hi: float, *, description: str) -> FloatLogSlider:
     """A base-10 log slider from ``lo`` to ``hi`` (steps of 0.01 in log10) starting at ``value``."""
     return FloatLogSlider(value=value, base=10, min=np.log10(lo), max=np.log10(hi), step=0.01, description=description)
 
 
 def eps_slider(eps: float) -> FloatLogSlider:
     """The log slider for the variance smoothing eps over ``EPS_RANGE``."""
-    return log_slider(eps, *EPS_RANGE, "eps")
+    return log_slider(eps, *EPS_RANGE, description="eps")
 
 
 def alpha_slider(alpha: float) -> FloatSlider:
@@ -48,8 +48,8 @@ def alpha_slider(alpha: float) -> FloatSlider:
 def map_sliders(p_ref: float, beta: float, eps: float) -> dict[str, FloatLogSlider]:
     """Log sliders for the map's three parameters over the book's ranges, keyed by name (shown p_ref, beta, eps)."""
     return {
-        "p_ref": log_slider(p_ref, *P_REF_RANGE, "p_ref"),
-        "beta": log_slider(beta, *BETA_RANGE, "beta"),
+        "p_ref": log_slider(p_ref, *P_REF_RANGE, description="p_ref"),
+        "beta": log_slider(beta, *BETA_RANGE, description="beta"),
         "eps": eps_slider(eps),
     }
 

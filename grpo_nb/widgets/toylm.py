@@ -18,7 +18,7 @@ __all__ = ["trajectory_explorer"]
 
 
 def trajectory_explorer(
-    runs: Mapping[str, object], prompts: Sequence[str], run: str = "main", prompt: int | None = None
+    runs: Mapping[str, object], prompts: Sequence[str], run: str = "main", *, prompt: int | None = None
 ):
     """Menus for the run and the prompt (listed by p_ref); draws measured p~_n against h^n(p_ref) and the gap."""
     first = next(iter(runs.values()))
@@ -28,7 +28,7 @@ def trajectory_explorer(
 
     def draw(run: str = run, prompt: int = default) -> None:
         rec = runs[run]
-        fig = plot_trajectories(rec.p_tilde, rec.p_theory, {"chosen": prompt}, prompts, title=rec.label)
+        fig = plot_trajectories(rec.p_tilde, rec.p_theory, {"chosen": prompt}, prompts=prompts, title=rec.label)
         show(fig)
 
     return interact(

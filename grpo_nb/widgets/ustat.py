@@ -12,13 +12,13 @@ from grpo_nb.widgets.sliders import show
 __all__ = ["finite_group_explorer"]
 
 
-def finite_group_explorer(p_ref: float = 0.01, beta: float = 1.0, eps: float = 1e-5, G: int = 8, n: int = 20):
+def finite_group_explorer(p_ref: float = 0.01, beta: float = 1.0, eps: float = 1e-5, *, G: int = 8, n: int = 20):
     """Mean and q10-q90 band of p_n for groups of G (Algorithm 1's inner problem solved), against Theorem 2's h."""
 
     def draw(
         log10_p_ref: float = float(np.log10(p_ref)), beta: float = beta, G: int = G, no_signal: str = "keep"
     ) -> None:
-        fig = draw_finite_group_law(10.0**log10_p_ref, beta, eps, G, no_signal, n)
+        fig = draw_finite_group_law(10.0**log10_p_ref, beta, eps, G=G, no_signal=no_signal, n=n)
         show(fig)
 
     return interact(

@@ -14,11 +14,11 @@ from grpo_nb.widgets.sliders import alpha_slider, eps_slider, map_sliders, show
 __all__ = ["variant_explorer", "variant_regime_explorer"]
 
 
-def variant_explorer(p_ref: float = 1e-3, beta: float = 5.0, eps: float = 1e-5, alpha: float = 0.5, n: int = 40):
+def variant_explorer(p_ref: float = 1e-3, beta: float = 5.0, eps: float = 1e-5, *, alpha: float = 0.5, n: int = 40):
     """Orbits of the four variants and the cobwebs of mean+var and mean-only at alpha, with sliders."""
 
     def update(p_ref: float, beta: float, eps: float, alpha: float, n: int) -> None:
-        show(draw_variant_orbits(p_ref, beta, eps, alpha, n))
+        show(draw_variant_orbits(p_ref, beta, eps, alpha=alpha, n=n))
 
     return interact(
         update,

@@ -87,7 +87,7 @@ def reference(kind: str, data: dict) -> dict[str, np.ndarray]:
         out["logit_h"] = logit_h(np.asarray(data["p"], dtype=float), p_ref, beta, eps)
         return out
     n = check_positive_int("n", int(par["n"]))
-    out["z"] = iterate_logit(p_ref, beta, eps, n)
+    out["z"] = iterate_logit(p_ref, beta, eps, n=n)
     x = np.asarray(data["x"], dtype=float)
     with np.errstate(divide="ignore"):  # the p grid holds 0 and 1 when eps > 0: logits -inf and +inf
         z_grid = logit(x) if data.get("coords") == "p" else x
@@ -96,7 +96,7 @@ def reference(kind: str, data: dict) -> dict[str, np.ndarray]:
         transient, keep = check_positive_int("transient", data["transient"]), check_positive_int("keep", data["keep"])
         betas = check_beta(data["betas"])
         with np.errstate(over="ignore"):  # eps = 0: orbits may run off to logit +inf (p = 1)
-            out["limit"] = iterate_logit(p_ref, betas, eps, transient + keep)[transient + 1 :].T
+            out["limit"] = iterate_logit(p_ref, betas, eps, n=transient + keep)[transient + 1 :].T
     return out
 
 
@@ -107,8 +107,10 @@ def _variant_reference(data: dict, p_ref: float, beta: float, eps: float) -> dic
     n = check_positive_int("n", int(par["n"]))
     out = _fixed_points(p_ref, beta, eps, variant)
     with np.errstate(over="ignore"):  # eps = 0: orbits may run off to logit +inf (p = 1)
-        out["z"] = variant_iterate_logit(p_ref, beta, eps, n, variant.normalization, variant.alpha)
-        out["z_paper"] = iterate_logit(p_ref, beta, eps, n)
+        out["z"] = variant_iterate_logit(
+            p_ref, beta, eps, n=n, normalization=variant.normalization, alpha=variant.alpha
+        )
+        out["z_paper"] = iterate_logit(p_ref, beta, eps, n=n)
         out["logit_gx"] = variant(np.asarray(data["x"], dtype=float), logit(p_ref), beta, eps)
     return out
 
@@ -129,7 +131,7 @@ def error_growth(
         if normalization == "mean_var" and alpha == 1.0:
             log_slope = log_abs_logit_map_slope(z[:-1], beta, eps)
         else:
-            log_slope = log_abs_variant_logit_map_slope(z[:-1], beta, eps, normalization, alpha)
+            log_slope = log_abs_variant_logit_map_slope(z[:-1], beta, eps, normalization=normalization, alpha=alpha)
         log_d = np.nan_to_num(log_slope, nan=0.0, posinf=np.inf, neginf=-745.0)
     log_growth = np.zeros_like(z)
     run = np.zeros_like(z[0])  # max over j of the sum of log|g'| from j to the current step (a running "draw-up")
@@ -171,7 +173,7 @@ def assert_orbit_matches(
         if normalization == "mean_var" and alpha == 1.0:
             one_step = logit_map(z_js[:-1], logit(p_ref), beta, eps)
         else:
-            one_step = variant_logit_map(z_js[:-1], logit(p_ref), beta, eps, normalization, alpha)
+            one_step = variant_logit_map(z_js[:-1], logit(p_ref), beta, eps, normalization=normalization, alpha=alpha)
     assert_logits_close(z_js[1:], one_step, f"{what}, one step of the map")
     growth = error_growth(z_py, beta, eps, normalization, alpha)[-z_js.shape[0] :]
     steps = np.arange(z_py.shape[0])[-z_js.shape[0] :].reshape(-1, *([1] * (z_js.ndim - 1)))

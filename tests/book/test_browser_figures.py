@@ -45,38 +45,38 @@ FIGURES = {  # page -> (figure id, kind)
     "book/hard_prompts": ("bifurcation-browser", "bifurcation"),
     "book/variants": ("variants-browser", "variant"),
 }
-# (beta, p_ref, eps) set with the sliders: the defaults of the chapters, the paper's "divergent" case, hard prompts,
+# (p_ref, beta, eps) set with the sliders: the defaults of the chapters, the paper's "divergent" case, hard prompts,
 # the ends of the beta range, eps = 0, fixed points within 1e-300 of 1 (logit 6e3 and 3e5) and p_ref next to 1
 MAP_CASES = [
-    (1.0, 0.1, 1e-5),
-    (5.0, 1e-3, 1e-5),
-    (5.3, 1e-4, 1e-5),
-    (1e-3, 0.5, 1e-5),
-    (0.05, 0.5, 1e-5),
-    (1e3, 1e-9, 0.0),
-    (1e-3, 1e-9, 0.0),
-    (1.0, 0.3, 0.0),
-    (1e3, 0.9, 1e-11),
-    (2.0, 0.3, 1e-2),
-    (1.0, 1 - 1e-9, 1.0),
+    (0.1, 1.0, 1e-5),
+    (1e-3, 5.0, 1e-5),
+    (1e-4, 5.3, 1e-5),
+    (0.5, 1e-3, 1e-5),
+    (0.5, 0.05, 1e-5),
+    (1e-9, 1e3, 0.0),
+    (1e-9, 1e-3, 0.0),
+    (0.3, 1.0, 0.0),
+    (0.9, 1e3, 1e-11),
+    (0.3, 2.0, 1e-2),
+    (1 - 1e-9, 1.0, 1.0),
 ]
-VARIANT_CASES = [  # beta, p_ref, eps, alpha, mean-only: both KLs, mirror, alpha = 1, hard prompts, eps = 0, next to 1
-    (5.0, 1e-3, 1e-5, 0.5, False),
-    (5.0, 1e-3, 1e-5, 0.3, True),
-    (1e-3, 0.5, 1e-5, 0.7, False),
-    (1e3, 1e-9, 0.0, 0.5, False),
-    (1e-3, 1e-9, 0.0, 0.0, False),
-    (1.0, 0.3, 0.0, 0.0, True),
-    (2.0, 0.3, 1e-2, 1.0, True),
-    (1.0, 1 - 1e-9, 1.0, 0.25, False),
-    (20.0, 1e-8, 1e-5, 0.5, False),
+VARIANT_CASES = [  # p_ref, beta, eps, alpha, mean-only: both KLs, mirror, alpha = 1, hard prompts, eps = 0, next to 1
+    (1e-3, 5.0, 1e-5, 0.5, False),
+    (1e-3, 5.0, 1e-5, 0.3, True),
+    (0.5, 1e-3, 1e-5, 0.7, False),
+    (1e-9, 1e3, 0.0, 0.5, False),
+    (1e-9, 1e-3, 0.0, 0.0, False),
+    (0.3, 1.0, 0.0, 0.0, True),
+    (0.3, 2.0, 1e-2, 1.0, True),
+    (1 - 1e-9, 1.0, 1.0, 0.25, False),
+    (1e-8, 20.0, 1e-5, 0.5, False),
 ]
-BIFURCATION_CASES = [  # beta picked on the diagram, p_ref, eps
-    (5.3, 1e-4, 1e-5),
-    (0.5, 1e-3, 1e-2),
-    (20.0, 1e-6, 0.0),
-    (2.0, 0.3, 0.0),
-    (1.0, 0.3, 1.0),
+BIFURCATION_CASES = [  # p_ref, beta picked on the diagram, eps
+    (1e-4, 5.3, 1e-5),
+    (1e-3, 0.5, 1e-2),
+    (1e-6, 20.0, 0.0),
+    (0.3, 2.0, 0.0),
+    (0.3, 1.0, 1.0),
 ]
 
 
@@ -111,7 +111,7 @@ def check_figure(kind: str, data: dict) -> dict:
         betas, keep, transient = np.asarray(data["betas"]), data["keep"], data["transient"]
         limit_js = np.asarray(data["limit"], dtype=float).reshape(betas.size, keep).T
         with np.errstate(over="ignore"):
-            z_py = iterate_logit(par["p_ref"], betas, par["eps"], transient + keep)
+            z_py = iterate_logit(par["p_ref"], betas, par["eps"], n=transient + keep)
         full["diagram"] = assert_orbit_matches(limit_js, par["p_ref"], betas, par["eps"], z_py, "diagram")
         assert np.allclose(ref["limit"], z_py[transient + 1 :].T, equal_nan=True)
     return full
@@ -164,8 +164,8 @@ SET_SLIDERS = """([id, values]) => {
 }"""
 
 
-def slider_positions(kind: str, beta: float, p_ref: float, eps: float) -> dict:
-    """Slider positions for (beta, p_ref, eps): log10 beta, logit p_ref, log10 eps (leftmost = 0)."""
+def slider_positions(kind: str, p_ref: float, beta: float, eps: float) -> dict:
+    """Slider positions for (p_ref, beta, eps): log10 beta, logit p_ref, log10 eps (leftmost = 0)."""
     pos = {"p_ref": float(logit(p_ref)), "eps": float(np.log10(eps)) if eps > 0 else -12.0}
     if kind == "bifurcation":
         pos["n"] = 200
@@ -235,7 +235,7 @@ def test_plotted_numbers_equal_grpo_nb(browser, site, doc):
     page = open_page(browser, site, doc)
     fid, kind = FIGURES[doc]
     if kind == "weights":
-        cases = [(1.0, 0.5, e) for e in (0.0, 1e-11, 1e-5, 1e-2, 1.0)]
+        cases = [(0.5, 1.0, e) for e in (0.0, 1e-11, 1e-5, 1e-2, 1.0)]
     elif kind == "bifurcation":
         cases = BIFURCATION_CASES
     elif kind == "variant":
@@ -243,8 +243,8 @@ def test_plotted_numbers_equal_grpo_nb(browser, site, doc):
     else:
         cases = MAP_CASES
     compared = []
-    for beta, p_ref, eps, *variant in cases:
-        pos = slider_positions(kind, beta, p_ref, eps)
+    for p_ref, beta, eps, *variant in cases:
+        pos = slider_positions(kind, p_ref, beta, eps)
         if kind == "weights":
             pos = {"eps": pos["eps"]}
         if kind == "variant":  # the box first (its change redraws), then the sliders, alpha among them
@@ -360,8 +360,8 @@ def test_reference_rejects_bad_input():
 
 
 def test_error_growth_is_bounded_for_an_attracting_cycle_and_explodes_in_chaos():
-    cycle = iterate_logit(1e-3, 5.0, 1e-5, 400)  # the paper's "divergent" case: an attracting 2-cycle
-    chaos = iterate_logit(1e-4, 5.2, 1e-5, 400)  # the chaotic case of the hard-prompts chapter's 60-digit check
+    cycle = iterate_logit(1e-3, 5.0, 1e-5, n=400)  # the paper's "divergent" case: an attracting 2-cycle
+    chaos = iterate_logit(1e-4, 5.2, 1e-5, n=400)  # the chaotic case of the hard-prompts chapter's 60-digit check
     g_cycle, g_chaos = error_growth(cycle, 5.0, 1e-5), error_growth(chaos, 5.2, 1e-5)
     assert g_cycle[0] == 1 and (np.diff(g_cycle) >= 0).all() and g_cycle[-1] < 10
     assert g_chaos[-1] > 1e30  # Lyapunov exponent ~0.35 over 400 steps
@@ -374,7 +374,7 @@ def test_error_growth_is_bounded_for_an_attracting_cycle_and_explodes_in_chaos()
 
 
 def test_the_comparison_fails_on_a_wrong_orbit():
-    z = iterate_logit(1e-3, 5.0, 1e-5, 60)
+    z = iterate_logit(1e-3, 5.0, 1e-5, n=60)
     assert_orbit_matches(z, 1e-3, 5.0, 1e-5, z, "itself")
     wrong = z * (1 + 1e-7)
     with pytest.raises(AssertionError, match="one step"):

@@ -27,7 +27,7 @@ def test_theorem4_hypothesis_implies_banach_and_the_margin_is_two_over_beta():
 
 
 def test_a_condition_that_ignores_the_gap_breaks_banach(monkeypatch):
-    monkeypatch.setattr(amp, "contraction_on_ball", lambda *args: 0.5)  # L = 1/2 at every stable fixed point
+    monkeypatch.setattr(amp, "contraction_on_ball", lambda *args, **kwargs: 0.5)  # L = 1/2 at every stable fixed point
     assert not amp.theorem4_hypothesis_grid(P4, B4, 1e-5).banach_ok
     assert not amp.hypothesis_table([0.9, 1e-4], np.logspace(-2, 2, 21), 1e-5).implies
 
@@ -70,11 +70,11 @@ def test_practical_betas_saturate_every_prompt():
 
 
 def test_small_beta_limit_and_its_bad_input():
-    lim = amp.small_beta_limit(0.3, 1e-5, [1e-1, 1e-2, 1e-3])
+    lim = amp.small_beta_limit(0.3, [1e-1, 1e-2, 1e-3], 1e-5)
     assert lim.first_gain_ok and np.allclose(lim.limit_rate, 1 / np.sqrt(1e-5), rtol=1e-3)
     assert np.allclose(lim.first_gain_rate, 1 / np.sqrt(0.21 + 1e-5))
     with pytest.raises(ValueError, match="eps"):
-        amp.small_beta_limit(0.3, 0.0, [0.1])
+        amp.small_beta_limit(0.3, [0.1], 0.0)
 
 
 def test_k3_gradient_is_the_reverse_kl_gradient_and_the_ratio_fixes_it():
@@ -90,7 +90,7 @@ def test_k3_gradient_is_the_reverse_kl_gradient_and_the_ratio_fixes_it():
 def test_negative_checks_of_the_beta_sections(monkeypatch):
     cycling = amp.practice_regime_table([1e-3], [5.0], [1e-5])  # beta = 5 is no practical beta: the orbit cycles
     assert cycling.maps[1e-5].regime[0, 0] == Regime.CYCLE and not cycling.saturated
-    lim = amp.small_beta_limit(0.3, 1e-5, [1e-1, 1e-2])
+    lim = amp.small_beta_limit(0.3, [1e-1, 1e-2], 1e-5)
     assert not (lim.first_gain_rate >= 4 / np.sqrt(1 + 4e-5)).any()  # a first gain of 4/beta is not guaranteed
     monkeypatch.setattr(amp, "k3", lambda logp, logp_ref: logp - logp_ref)  # k1 in place of k3: no longer its gradient
     g = amp.kl_penalty_gradients(np.array([0.0, 1.0, -1.0]), np.array([1.0, 0.0, 0.5]))

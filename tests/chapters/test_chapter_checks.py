@@ -23,18 +23,18 @@ BETA = np.logspace(-1.5, 1.5, 12)[None, :]
 
 
 def test_theorem3_survey_and_its_negative(monkeypatch):
-    s = amp.theorem3_survey(P_REF, BETA, [0.0, 1e-5], n_iter=10)
+    s = amp.theorem3_survey(P_REF, BETA, [0.0, 1e-5], n=10)
     assert all(s.gap_reaches_margin) and all(s.orbit_gaps_positive) and len(s.table.rows) == 2
     assert s.failing_with_fixed_point == [int(n) for n in s.table.column("…and a fixed point exists")]
     real = amp.amplification_gap
     monkeypatch.setattr(amp, "amplification_gap", lambda p, b, e: 0.5 * real(p, b, e))  # a gap half as large
-    assert not all(amp.theorem3_survey(P_REF, BETA, [1e-5], n_iter=10).gap_reaches_margin)
+    assert not all(amp.theorem3_survey(P_REF, BETA, [1e-5], n=10).gap_reaches_margin)
 
 
 def test_theorem4_stability_check_and_its_negative(monkeypatch):
     c = amp.theorem4_stability_check(P_REF, BETA, 1e-5)
     assert c.max_relative_error < 1e-5 and c.bound_matches_stability
-    assert all(v.n == v.as_predicted for v in c.moved.values())
+    assert all(v.count == v.as_predicted for v in c.moved.values())
     real = amp.theorem4_beta_bound_logit
     monkeypatch.setattr(amp, "theorem4_beta_bound_logit", lambda z, e: 2 * real(z, e))  # a misplaced factor 2
     assert amp.theorem4_stability_check(P_REF, BETA, 1e-5).max_relative_error > 0.5
@@ -53,7 +53,7 @@ def test_condition2_region_and_orbit_table():
     p = expit(np.linspace(0.0, logit(1 - 1e-9), 121))[1:]
     region = amp.condition2_failure_region(p, beta, [1e-5, 1e-2]).by_eps
     assert region[1e-5].n_failing > 0 and region[1e-2].n_failing == 0 and region[1e-2].beta_range is None
-    orbits = amp.orbit_table([(5.0, 0.001), (1.0, 0.5)], 1e-5)
+    orbits = amp.orbit_table([(0.001, 5.0), (0.5, 1.0)], 1e-5)
     assert all(orbits.consistent) and orbits.table.column("orbit") == ["cycle", "fixed_point"]
     assert [k.kind for k in orbits.kinds] == ["cycle", "fixed_point"]
 
@@ -136,9 +136,12 @@ def test_contrastive_decomposition_gap_and_its_negative(monkeypatch):
     pi_old, pi_new = rng.dirichlet(np.ones(5), size=(2, 40))
     reward = (rng.random((40, 5)) < 0.5).astype(float)
     reward[:, 0], reward[:, 1] = 1.0, 0.0
-    assert policy.contrastive_decomposition_gap(pi_old, pi_new, reward, 1e-5, (0.1, 0.2, np.inf)) < 1e-12
+    assert (
+        policy.contrastive_decomposition_gap(pi_old, pi_new, reward, eps=1e-5, clip_eps_values=(0.1, 0.2, np.inf))
+        < 1e-12
+    )
     monkeypatch.setattr(policy, "clipped_term", lambda x, a, c: x * a)  # forget the clipping
-    assert policy.contrastive_decomposition_gap(pi_old, pi_new, reward, 1e-5, (0.1,)) > 1e-3
+    assert policy.contrastive_decomposition_gap(pi_old, pi_new, reward, eps=1e-5, clip_eps_values=(0.1,)) > 1e-3
 
 
 def test_reinforce_gradient_is_the_score_function_gradient():
@@ -157,7 +160,7 @@ def test_reinforce_gradient_is_the_score_function_gradient():
 def test_one_step_gaps_shrink_with_inner_steps_and_grow_with_a_wrong_p_ref():
     p_ref = np.array([0.2, 0.7])
     task = make_task(p_ref, n_outcomes=6, seed=0)
-    runs = [algorithm1(task, beta=1.0, eps=1e-5, mu=mu, lr=0.5, n_iterations=3, exact=True) for mu in (10, 300)]
+    runs = [algorithm1(task, beta=1.0, eps=1e-5, mu=mu, lr=0.5, n=3, exact=True) for mu in (10, 300)]
     (p10, tv10), (p300, tv300) = (one_step_gaps(r, task, p_ref, 1.0, 1e-5) for r in runs)
     assert p300 < p10 and tv300 < tv10 and p300 < 5e-3  # the chapter's tolerance
     assert mean_one_step_gap(runs[1], p_ref[::-1], 1.0, 1e-5) > 10 * mean_one_step_gap(runs[1], p_ref, 1.0, 1e-5)

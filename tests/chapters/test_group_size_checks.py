@@ -61,7 +61,9 @@ def test_exact_routes_fail_on_a_wrong_estimator(monkeypatch) -> None:
     small = checks.bandits((0.3,), n_answers=3, n_correct=1)["V = 0.3"]
     assert checks.exact_routes(small, (2, 3)).worst < 1e-10
     monkeypatch.setattr(
-        u_statistic, "enumerate_moments", lambda lg, rw, G, e: moments.enumerate_moments(lg, rw, G, "vanilla")
+        u_statistic,
+        "enumerate_moments",
+        lambda lg, rw, G, *, estimator: moments.enumerate_moments(lg, rw, G, estimator="vanilla"),
     )
     assert checks.exact_routes(small, (2, 3)).worst > 0.01
 
@@ -82,7 +84,7 @@ def test_mse_curves_order_and_their_checks_fail_on_doctored_curves() -> None:
     assert abs(fit.z_leading) < 4 and abs(fit.z_residual) < 4
     wrong = checks.theorem2_fit(curves, "V = 0.2", bandits["V = 0.85"])  # constants of another bandit
     assert max(abs(wrong.z_leading), abs(wrong.z_residual)) > 4
-    _draws(figs.plot_mse_curves(curves.groups, curves.mc, curves.half_width, curves.exact))
+    _draws(figs.plot_mse_curves(curves.groups, curves.mc, curves.half_width, exact=curves.exact))
 
 
 def test_budget_table_reads_the_scaling_fit() -> None:
@@ -126,7 +128,7 @@ def test_retention_table_is_the_signal_retention() -> None:
 def test_replay_is_exact_and_fails_for_a_wrong_inner_loop() -> None:
     assert checks.replay_check((0.1, 0.6), beta=1.0, eps=1e-5, G=6, mu=15, lr=0.5, n=5, seed=3) < 1e-12
     task = make_task(np.array([0.3]), n_outcomes=2, seed=0)
-    run = algorithm1(task, beta=1.0, eps=1e-5, G=6, mu=15, lr=0.5, n_iterations=3, seed=3)
+    run = algorithm1(task, beta=1.0, eps=1e-5, G=6, mu=15, lr=0.5, n=3, seed=3)
     wrong = fg.StepModel(0.3, 1.0, 1e-5, 6, rule="inner_loop", mu=15, lr=0.25)
     z = [wrong.a]
     for k in np.rint(run.p_hat[:, 0] * 6).astype(int):
@@ -135,7 +137,7 @@ def test_replay_is_exact_and_fails_for_a_wrong_inner_loop() -> None:
 
 
 def test_a_wrong_rule_is_told_apart_from_algorithm1_runs() -> None:
-    cmp = checks.trajectory_comparison(0.1, 1.0, 1e-5, (4,), mu=20, lr=0.5, n=5, n_seeds=800, seed=1)
+    cmp = checks.trajectory_comparison(0.1, 1.0, 1e-5, groups=(4,), mu=20, lr=0.5, n=5, n_seeds=800, seed=1)
     assert np.abs(cmp.z_scores(4)).max() < 4.5 and 0.65 < cmp.band_coverage(4) < 0.95
     plug = fg.finite_group_law(fg.StepModel(0.1, 1.0, 1e-5, 4, rule="plug_in"), 5)
     assert np.abs(replace(cmp, laws={4: plug}).z_scores(4)).max() > 5
@@ -149,7 +151,7 @@ def test_iterations_gap_is_predicted_by_the_law() -> None:
 
 
 def test_zero_variance_study_orders_the_rules() -> None:
-    zv = checks.zero_variance_study(0.01, 1.0, 1e-5, 8, mu=20, lr=0.5, n=6, n_seeds=400, seed=0)
+    zv = checks.zero_variance_study(0.01, 1.0, 1e-5, G=8, mu=20, lr=0.5, n=6, n_seeds=400, seed=0)
     final = {rule: law.mean[-1] for rule, law in zv.law.items()}
     assert final["resample"] > final["drop"] > final["keep"]
     assert all(np.abs(z).max() < 4.5 for z in zv.z.values())
@@ -157,7 +159,7 @@ def test_zero_variance_study_orders_the_rules() -> None:
 
 
 def test_bursts_of_a_hard_prompt_with_groups_of_16() -> None:
-    bursts = checks.burst_statistics(1e-3, 5.0, 1e-5, (16,), n=100, n_chains=100, seed=0)
+    bursts = checks.burst_statistics(1e-3, 5.0, 1e-5, groups=(16,), n=100, n_chains=100, seed=0)
     assert bursts.at_ref[16] > 0.95 and bursts.alternating[16] < 0.05
     assert bursts.path[16].shape == (80,) and len(bursts.table.rows) == 2
 
@@ -172,16 +174,16 @@ def test_toy_lm_gap_summary_on_synthetic_runs() -> None:
 
 
 def test_the_chapter_figures_draw_from_the_results() -> None:
-    cmp = checks.trajectory_comparison(0.2, 1.0, 1e-5, (2, 8), mu=5, lr=0.5, n=3, n_seeds=50)
+    cmp = checks.trajectory_comparison(0.2, 1.0, 1e-5, groups=(2, 8), mu=5, lr=0.5, n=3, n_seeds=50)
     p = np.geomspace(1e-3, 0.99, 20)
-    maps = checks.expected_map_curves(0.2, 1.0, 1e-5, (2, 8), p)
-    zv = checks.zero_variance_study(0.05, 1.0, 1e-5, 4, mu=5, lr=0.5, n=3, n_seeds=50)
-    bursts = checks.burst_statistics(1e-3, 5.0, 1e-5, (16,), n=30, n_chains=5, burn_in=5, n_shown=20)
-    keep, _ = fg.expected_map_orbits(1e-3, 1e-5, np.array([5.0, 9.0]), 16, transient=50, n_keep=4)
+    maps = checks.expected_map_curves(0.2, 1.0, 1e-5, groups=(2, 8), p=p)
+    zv = checks.zero_variance_study(0.05, 1.0, 1e-5, G=4, mu=5, lr=0.5, n=3, n_seeds=50)
+    bursts = checks.burst_statistics(1e-3, 5.0, 1e-5, groups=(16,), n=30, n_chains=5, transient=5, n_shown=20)
+    keep, _ = fg.expected_map_orbits(1e-3, np.array([5.0, 9.0]), 1e-5, G=16, transient=50, n_keep=4)
     for fig in (
         figs.plot_chain_comparison(cmp.laws, cmp.runs, cmp.recursion),
         figs.plot_expected_maps(p, maps, {"G = 2": fg.signal_retention(p, 2, 1e-5)}),
-        figs.plot_zero_variance(zv.law, zv.solved, zv.runs, iterate(0.05, 1.0, 1e-5, 3)),
+        figs.plot_zero_variance(zv.law, zv.solved, zv.runs, recursion=iterate(0.05, 1.0, 1e-5, 3)),
         figs.plot_hard_prompt_finite_group(np.array([5.0, 9.0]), {"H_16": keep}, {"G = 16": bursts.path[16]}),
     ):
         _draws(fig)

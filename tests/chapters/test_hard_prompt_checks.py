@@ -185,12 +185,12 @@ def test_confirm_chaos_needs_chaos(diagram) -> None:
 
 
 def test_finite_group_summary() -> None:
-    s = checks.finite_group_summary(*FIG5, [16, 65536], n=60, seed=7)
+    s = checks.finite_group_summary(*FIG5, groups=[16, 65536], n=60, seed=7)
     assert list(s.orbits) == ["exact recursion (G = infinity)", "G = 16", "G = 65536"]
     assert s.no_signal[0] > 0.5 and s.no_signal[1] == 0 and s.alternating[1] > 0.9
     assert [r[0] for r in s.rows] == ["16", "65536", "exact"] and s.rows[-1][2] == 1.0  # the exact 2-cycle alternates
     assert np.isclose(s.rows[-1][3], max(checks.attractor_report(*FIG5).points))
-    again = checks.finite_group_summary(*FIG5, [16, 65536], n=60, seed=7)
+    again = checks.finite_group_summary(*FIG5, groups=[16, 65536], n=60, seed=7)
     assert all(np.array_equal(s.orbits[k], again.orbits[k]) for k in s.orbits)  # seeded
 
 
@@ -207,7 +207,7 @@ def test_finite_group_summary() -> None:
         (lambda d, c: checks.monotone_after_first_step(0.6, 5.0, 1e-5, tol="x"), "tol"),
         (lambda d, c: checks.monotone_after_first_step(0.6, 5.0, 1e-5, n=1), "n"),
         (lambda d, c: checks.attractor_report([1e-3, 1e-2], 5.0, 1e-5), "p_ref"),
-        (lambda d, c: checks.attractor_report(1e-3, 5.0, 1e-5, n_orbit=0), "n_orbit"),
+        (lambda d, c: checks.attractor_report(1e-3, 5.0, 1e-5, n=0), "n=0"),
         (lambda d, c: checks.two_cycle_check(1e-3, 5.0, 1e-5, beta_stable=-1.0), "beta_stable"),
         (lambda d, c: checks.lower_fixed_point_slope(1e-3, 5.0, -1.0), "eps"),
         (lambda d, c: checks.escape_beta("diagram"), "diagram"),
@@ -231,10 +231,10 @@ def test_finite_group_summary() -> None:
         (lambda d, c: checks.confirm_chaos([d], quantiles=(1.5,)), "quantiles"),
         (lambda d, c: checks.confirm_chaos([d], lyapunov_min=-1), "lyapunov_min"),
         (lambda d, c: checks.confirm_chaos([d], n_long=0), "n_long"),
-        (lambda d, c: checks.finite_group_summary(*FIG5, [1], n=30), "G"),
-        (lambda d, c: checks.finite_group_summary(*FIG5, 16, n=30), "groups"),
-        (lambda d, c: checks.finite_group_summary(*FIG5, [16], n=10, burn_in=9), "burn_in"),
-        (lambda d, c: checks.finite_group_summary(*FIG5, [16], n=1), "n"),
+        (lambda d, c: checks.finite_group_summary(*FIG5, groups=[1], n=30), "G"),
+        (lambda d, c: checks.finite_group_summary(*FIG5, groups=16, n=30), "groups"),
+        (lambda d, c: checks.finite_group_summary(*FIG5, groups=[16], n=10, transient=9), "transient"),
+        (lambda d, c: checks.finite_group_summary(*FIG5, groups=[16], n=1), "n"),
     ],
 )
 def test_bad_input_raises_naming_the_parameter(diagram, cascade, call, name) -> None:

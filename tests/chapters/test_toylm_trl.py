@@ -34,7 +34,7 @@ def _pins() -> dict[str, str]:
 def _check_schema(result: dict) -> None:
     assert result["trainer"] == "trl" and result["runs"]
     for run in result["runs"].values():
-        n = run["trl"]["n_outer"]
+        n = run["trl"]["n"]
         assert len(run["outer_step_s"]) == n
         for row in run["per_prompt"]:
             assert {"prompt", "p_ref", "p_measured", "p_theory", "p_finite_group", "group_successes"} <= set(row)
@@ -93,15 +93,21 @@ def test_kl_is_k3_and_a_wrong_estimator_fails(probe, monkeypatch):
     assert tc.kl_check(probe, bias_correction=True) < TOL
     book_kl = tc.book_kl
     wrong = {
-        "k1": lambda logp, ref, log_ratio, flag: (logp - ref).double().numpy(),  # -d
-        "k2": lambda logp, ref, log_ratio, flag: ((ref - logp) ** 2 / 2).double().numpy(),  # d^2 / 2
+        "k1": lambda logp, ref, log_ratio, *, bias_correction: (logp - ref).double().numpy(),  # -d
+        "k2": lambda logp, ref, log_ratio, *, bias_correction: ((ref - logp) ** 2 / 2).double().numpy(),  # d^2 / 2
     }
     for name, formula in wrong.items():
         with monkeypatch.context() as m:
             m.setattr(tc, "book_kl", formula)
             assert tc.kl_check(probe) > 100 * TOL, name
     # the ratio claimed the wrong way round
-    monkeypatch.setattr(tc, "book_kl", lambda logp, ref, log_ratio, flag: book_kl(logp, ref, log_ratio, not flag))
+    monkeypatch.setattr(
+        tc,
+        "book_kl",
+        lambda logp, ref, log_ratio, *, bias_correction: book_kl(
+            logp, ref, log_ratio, bias_correction=not bias_correction
+        ),
+    )
     assert tc.kl_check(probe) > 100 * TOL  # a ratio without the flag
     assert tc.kl_check(probe, bias_correction=True) > 100 * TOL  # no ratio with the flag
 
@@ -112,7 +118,9 @@ def test_loss_aggregation_per_loss_type_and_a_wrong_one_fails(probe, monkeypatch
     aggregate = tc.aggregate
     for loss_type, claimed in (("grpo", "bnpo"), ("dr_grpo", "bnpo"), ("dapo", "grpo")):
         with monkeypatch.context() as m:
-            m.setattr(tc, "aggregate", lambda x, mask, lt, max_len, c=claimed: aggregate(x, mask, c, max_len))
+            m.setattr(
+                tc, "aggregate", lambda x, mask, lt, *, max_len, c=claimed: aggregate(x, mask, c, max_len=max_len)
+            )
             assert tc.loss_type_check(probe, loss_type) > 100 * TOL, (loss_type, claimed)
 
 
@@ -120,10 +128,10 @@ def test_clip_range_and_a_wrong_upper_range_fails(probe, monkeypatch):
     assert tc.clip_check(probe, 0.2) < TOL and tc.clip_check(probe, 0.2, 0.28) < TOL
     clipped = tc.book_clipped_term
     with monkeypatch.context() as m:  # the book claims a symmetric clip where TRL's upper range is 0.28
-        m.setattr(tc, "book_clipped_term", lambda x, a, low, high: clipped(x, a, low, low))
+        m.setattr(tc, "book_clipped_term", lambda x, a, low, *, clip_eps_high: clipped(x, a, low, clip_eps_high=low))
         assert tc.clip_check(probe, 0.2, 0.28) > 100 * TOL
     with monkeypatch.context() as m:  # the book claims no upper clip: the clip does act
-        m.setattr(tc, "book_clipped_term", lambda x, a, low, high: clipped(x, a, low, 1e3))
+        m.setattr(tc, "book_clipped_term", lambda x, a, low, *, clip_eps_high: clipped(x, a, low, clip_eps_high=1e3))
         assert tc.clip_check(probe, 0.2) > 100 * TOL
 
 
@@ -166,7 +174,7 @@ def test_the_knob_table_fails_the_row_of_a_wrong_statement_only(monkeypatch):
 
 def test_bad_input_raises(probe):
     with pytest.raises(ValueError, match="loss_type"):
-        tc.aggregate(np.zeros((2, 2)), np.ones((2, 2)), "ppo", 2)
+        tc.aggregate(np.zeros((2, 2)), np.ones((2, 2)), "ppo", max_len=2)
     with pytest.raises(ValueError, match="scale_rewards='global'"):
         tc.advantage_check(probe, "global")
     with pytest.raises(ValueError, match="level='answer'"):
@@ -188,7 +196,7 @@ def test_report_of_the_cached_run():
     gaps = tc.prediction_gaps(result, keys[0])
     assert 0 < gaps.infinite_g < 1 and 0 < gaps.finite_g < 1
     facts = tc.beta_zero_facts(result, keys[0], 32)
-    n = result["runs"][keys[0]]["trl"]["n_outer"] * len(result["prompts"])
+    n = result["runs"][keys[0]]["trl"]["n"] * len(result["prompts"])
     assert facts.mixed_steps + facts.full_steps + facts.empty_steps == n
     assert facts.rows[0] == ("steps with a mixed group", facts.mixed_steps) and len(facts.rows) == 9
     assert len(tc.timing_table(result).rows) == len(keys)

@@ -38,10 +38,12 @@ def _sampled_mean_gradient(p: float, G: int, n_groups: int, seed: int = 0) -> tu
     k = np.sum(counts * reward, axis=1, keepdims=True)
     adv = stabilised_advantage(reward, k / G, EPS)
     outcomes = np.broadcast_to(np.arange(8), logits.shape)
-    _, grads = grpo_surrogate(logits, logits, logits, outcomes, counts / G, adv, 0.0)
+    _, grads = grpo_surrogate(logits, logits, logits, outcomes=outcomes, weights=counts / G, advantages=adv, beta=0.0)
     exact_adv = stabilised_advantage(task.reward, np.full((1, 1), p), EPS)
     one = task.ref_logits
-    _, exact = grpo_surrogate(one, one, one, outcomes[:1], softmax(one, axis=-1), exact_adv, 0.0)
+    _, exact = grpo_surrogate(
+        one, one, one, outcomes=outcomes[:1], weights=softmax(one, axis=-1), advantages=exact_adv, beta=0.0
+    )
     return grads.mean(axis=0), grads.std(axis=0) / np.sqrt(n_groups), exact[0]
 
 
@@ -56,11 +58,11 @@ def test_expected_group_gradient_against_sampled_groups_and_the_unbiased_claim_f
 
 def test_clip_ratios_cross_the_band_only_with_many_inner_steps():
     task = make_task(np.array([0.1, 0.9]), n_outcomes=8, seed=0)
-    long = algorithm1(task, beta=1.0, eps=EPS, mu=1000, lr=0.5, n_iterations=1, exact=True, clip_eps=0.2)
-    facts = clip_ratios(long, task, EPS, 0.2)
+    long = algorithm1(task, beta=1.0, eps=EPS, mu=1000, lr=0.5, n=1, exact=True, clip_eps=0.2)
+    facts = clip_ratios(long, task, EPS, clip_eps=0.2)
     assert facts.beyond.any() and facts.ratio.max() > 1.3
-    short = algorithm1(task, beta=1.0, eps=EPS, mu=1, lr=0.05, n_iterations=1, exact=True, clip_eps=0.2)
-    small = clip_ratios(short, task, EPS, 0.2)
+    short = algorithm1(task, beta=1.0, eps=EPS, mu=1, lr=0.05, n=1, exact=True, clip_eps=0.2)
+    small = clip_ratios(short, task, EPS, clip_eps=0.2)
     assert not small.beyond.any()  # the chapter's "past the band" verdict fails on a run that did not get there
     assert np.allclose(facts.ratio, long.policies[1] / long.policies[0]) and len(facts.table.rows) == 2
 

@@ -26,7 +26,7 @@ def test_solver_agreement_passes_and_catches_a_wrong_anchor(monkeypatch) -> None
     assert len(ok.table.rows) == 2 and ok.table.headers[2:] == ["α = 0", "α = 0.5", "α = 1"]
 
     def paper_anchor(pi_ref, pi_prev, reward, beta, eps, normalization="mean_var", alpha=1.0):
-        return vpolicy.policy_step(pi_ref, pi_prev, reward, beta, eps, normalization, 1.0)
+        return vpolicy.policy_step(pi_ref, pi_prev, reward, beta, eps, normalization=normalization, alpha=1.0)
 
     monkeypatch.setattr(checks, "policy_step", paper_anchor)
     bad = checks.solver_agreement(_rng(), alphas=(0.5,), eps_values=(1e-5,), n_instances=1, n_outcomes=12)
@@ -34,43 +34,45 @@ def test_solver_agreement_passes_and_catches_a_wrong_anchor(monkeypatch) -> None
 
 
 def test_recursion_agreement_catches_an_undamped_recursion(monkeypatch) -> None:
-    ok = checks.recursion_agreement(_rng(), alphas=(0.0, 0.5), n_steps=5, n_instances=1)
+    ok = checks.recursion_agreement(_rng(), alphas=(0.0, 0.5), n=5, n_instances=1)
     assert ok.worst < 1e-10
 
     def undamped(p_ref, beta, eps, n, normalization="mean_var", alpha=1.0):
-        return vmap.iterate_logit(p_ref, beta, eps, n, normalization, 1.0)
+        return vmap.iterate_logit(p_ref, beta, eps, n=n, normalization=normalization, alpha=1.0)
 
     monkeypatch.setattr(checks, "iterate_logit", undamped)
-    assert checks.recursion_agreement(_rng(), alphas=(0.5,), n_steps=5, n_instances=1).worst > 1e-3
+    assert checks.recursion_agreement(_rng(), alphas=(0.5,), n=5, n_instances=1).worst > 1e-3
 
 
 def test_mean_only_check_sees_one_step_and_catches_a_damped_map(monkeypatch) -> None:
-    ok = checks.mean_only_fixed_point(P, B, (0.0, 1e-2), _rng(), n=6)
+    ok = checks.mean_only_fixed_point(P, B, (0.0, 1e-2), rng=_rng(), n=6)
     assert np.all(ok.steps_to_fixed_point == 1) and ok.eps_independent and ok.superstable
     assert ok.max_offset_error < 1e-9 and ok.fixed_point_error < 1e-12 and ok.tabular_drift < 1e-12
 
     def damped(p_ref, beta, eps, n, normalization="mean_var", alpha=1.0):
-        return vmap.iterate_logit(p_ref, beta, eps, n, normalization, 0.5)
+        return vmap.iterate_logit(p_ref, beta, eps, n=n, normalization=normalization, alpha=0.5)
 
     monkeypatch.setattr(checks, "iterate_logit", damped)
-    bad = checks.mean_only_fixed_point(P, B, (0.0,), _rng(), n=6)
+    bad = checks.mean_only_fixed_point(P, B, (0.0,), rng=_rng(), n=6)
     assert np.all(bad.steps_to_fixed_point > 1)  # z_1 = a + 1/beta still, but the orbit keeps moving
 
 
 def test_mirror_survey_holds_and_catches_a_map_that_stops(monkeypatch) -> None:
-    ok = checks.mirror_survey(P, B, (0.0, 1e-5), _rng(), n=30)
+    ok = checks.mirror_survey(P, B, (0.0, 1e-5), rng=_rng(), n=30)
     assert not ok.any_fixed_point and ok.increments_within_bounds and ok.all_escape and ok.tabular_monotone
     assert ok.table.rows[-1][:2] == ["mean-only", "any"]
 
     def with_anchor(p_ref, beta, eps, n, normalization="mean_var", alpha=1.0):
-        return vmap.iterate_logit(p_ref, beta, eps, n, normalization, 0.5)  # has a fixed point: increments shrink
+        return vmap.iterate_logit(
+            p_ref, beta, eps, n=n, normalization=normalization, alpha=0.5
+        )  # has a fixed point: increments shrink
 
     monkeypatch.setattr(checks, "iterate_logit", with_anchor)
-    assert not checks.mirror_survey(P, B, (1e-5,), _rng(), n=60).increments_within_bounds
+    assert not checks.mirror_survey(P, B, (1e-5,), rng=_rng(), n=60).increments_within_bounds
 
 
 def test_renyi_check_matches_theory_and_sees_the_missing_term(monkeypatch) -> None:
-    ok = checks.renyi_check(_rng(), alphas=(0.5,), n_steps=12)
+    ok = checks.renyi_check(_rng(), alphas=(0.5,), n=12)
     assert ok.from_ref_max < 1e-12 and ok.from_ref_recursion_error < 1e-12
     assert ok.corrected_error < 1e-10 and ok.uncorrected_smallest > 1e-3
     assert np.allclose(ok.decay_rates, ok.predicted_rates, rtol=0.02)
@@ -79,7 +81,7 @@ def test_renyi_check_matches_theory_and_sees_the_missing_term(monkeypatch) -> No
         return vpolicy.renyi_recursion_logit(*args, corrected=False, **kwargs)
 
     monkeypatch.setattr(checks, "renyi_recursion_logit", no_term)
-    assert checks.renyi_check(_rng(), alphas=(0.5,), n_steps=6).corrected_error > 1e-3
+    assert checks.renyi_check(_rng(), alphas=(0.5,), n=6).corrected_error > 1e-3
 
 
 def test_fixed_point_comparison_holds_and_catches_a_wrong_slope(monkeypatch) -> None:
@@ -89,7 +91,7 @@ def test_fixed_point_comparison_holds_and_catches_a_wrong_slope(monkeypatch) -> 
     assert ok.multiplier_error < 1e-9
 
     def undamped_slope(z, beta, eps, normalization="mean_var", alpha=1.0):
-        return vmap.variant_logit_map_slope(z, beta, eps, normalization, 1.0)  # forgets the 1 - alpha
+        return vmap.variant_logit_map_slope(z, beta, eps, normalization=normalization, alpha=1.0)  # forgets 1 - alpha
 
     monkeypatch.setattr(Variant, "slope", lambda self, z, beta, eps: undamped_slope(z, beta, eps, self.normalization))
     bad = checks.fixed_point_comparison(P[..., None], B[..., None], E, alphas=(0.5,))
@@ -98,7 +100,7 @@ def test_fixed_point_comparison_holds_and_catches_a_wrong_slope(monkeypatch) -> 
 
 def test_regime_survey_flags_a_cycle_without_a_flip(monkeypatch) -> None:
     p_ref, beta = np.array([[1e-3]]), np.array([[5.0]])
-    survey = checks.regime_survey(p_ref, beta, 1e-5, [Variant(), Variant("mean", 0.5)], progress=False)
+    survey = checks.regime_survey(p_ref, beta, 1e-5, variants=[Variant(), Variant("mean", 0.5)], progress=False)
     assert survey.flips_where_oscillating and survey.maps[Variant()].regime[0, 0] == Regime.CYCLE
     assert survey.table.rows[0][0] == "mean+var, α = 1" and survey.table.rows[1][1] == 1  # mean-only: interior
 
@@ -109,7 +111,7 @@ def test_regime_survey_flags_a_cycle_without_a_flip(monkeypatch) -> None:
         return type(rm)(**{**rm.__dict__, "fixed_point_slopes": np.zeros_like(rm.fixed_point_slopes)})
 
     monkeypatch.setattr(checks, "regime_map", flattened_slopes)
-    assert not checks.regime_survey(p_ref, beta, 1e-5, [Variant()], progress=False).flips_where_oscillating
+    assert not checks.regime_survey(p_ref, beta, 1e-5, variants=[Variant()], progress=False).flips_where_oscillating
 
 
 def test_cycle_frontier_orders_its_alphas() -> None:
@@ -121,10 +123,10 @@ def test_cycle_frontier_orders_its_alphas() -> None:
 
 def test_effective_beta_check_holds_and_catches_a_missing_root(monkeypatch) -> None:
     z = np.linspace(-30, 30, 61)
-    ok = checks.effective_beta_check(z, (0.0, 1e-5), (0.5, 1.0), _rng())
+    ok = checks.effective_beta_check(z, (0.0, 1e-5), (0.5, 1.0), rng=_rng())
     assert ok.map_error < 1e-12 and ok.policy_error < 1e-12 and ok.sandwich and ok.touches_at_half < 1e-12
     monkeypatch.setattr(checks, "effective_beta", lambda z, beta, eps: beta * (vmap.effective_beta(z, 1.0, eps) ** 2))
-    bad = checks.effective_beta_check(z, (1e-5,), (1.0,), _rng())
+    bad = checks.effective_beta_check(z, (1e-5,), (1.0,), rng=_rng())
     assert bad.map_error > 1e-2 and bad.policy_error > 1e-3
 
 
@@ -132,7 +134,7 @@ def test_orbit_and_fixed_point_rows() -> None:
     rows = [checks.orbit_row(v, 1e-3, 5.0, 1e-5) for v in checks.ALL_VARIANTS]
     assert rows[0][2] == "cycle, period 2" and rows[3][2] == "runs to p = 1" and rows[3][3] == "1 (logit +∞)"
     assert checks.orbit_table(rows).headers[0] == "variant"
-    fp = checks.fixed_point_rows(1e-3, 5.0, 1e-5, (1.0, 0.5))
+    fp = checks.fixed_point_rows(1e-3, 5.0, 1e-5, alphas=(1.0, 0.5))
     assert [r[0] for r in fp] == [1.0, 1.0, 1.0, 0.5, 0.5, 0.5] and fp[0][4] < -1 < fp[3][4]
     assert checks.fixed_point_table(fp).headers[-1] == "stable"
 
@@ -154,10 +156,10 @@ def test_figure_functions_and_explorers_draw_without_error() -> None:
     from grpo_nb.widgets.variants import variant_explorer, variant_regime_explorer
 
     maps = {v: regime_map(P, B, 1e-5, variant=v) for v in (Variant(), Variant("mean", 0.0))}
-    renyi = checks.renyi_check(_rng(), alphas=(0.5,), n_steps=4)
+    renyi = checks.renyi_check(_rng(), alphas=(0.5,), n=4)
     for fig in (
-        pv.draw_variant_orbits(1e-3, 5.0, 1e-5, 0.5, 10),
-        pv.draw_variant_orbits(0.3, 1.0, 0.0, 0.0, 10),  # mirror with eps = 0: the orbit reaches logit +inf
+        pv.draw_variant_orbits(1e-3, 5.0, 1e-5, alpha=0.5, n=10),
+        pv.draw_variant_orbits(0.3, 1.0, 0.0, alpha=0.0, n=10),  # mirror with eps = 0: the orbit reaches logit +inf
         pv.draw_effective_beta(2.0, (1e-5,)),
         pv.plot_renyi_decay(renyi.corrections, "decay"),
         pv.draw_variant_regime_maps(maps, ncols=1),

@@ -24,9 +24,9 @@ const evaluate = (G) => ({
     logGrid: G.logGrid(spec.log[0], spec.log[1], spec.log[2]),
   },
   weights: spec.grid_eps.map((eps) => G.pGrid(eps, spec.curve).map((p) => G.weights(p, eps))),
-  // Theorem 2's map at every (beta, p_ref, eps): on the p grid of its figure (logit h), on the z grid, its slope,
+  // Theorem 2's map at every (p_ref, beta, eps): on the p grid of its figure (logit h), on the z grid, its slope,
   // the orbit from p_ref and every fixed point
-  map: spec.cases.map(([beta, pRef, eps]) => {
+  map: spec.cases.map(([pRef, beta, eps]) => {
     const a = G.logit(pRef);
     return {
       logit_h: G.pGrid(eps, spec.map_curve).map((p) => G.logitMap(G.logit(p), a, beta, eps)),
@@ -36,9 +36,9 @@ const evaluate = (G) => ({
       fixed: fixed(G.fixedPoints(a, beta, eps)),
     };
   }),
-  // a variant at every (beta, p_ref, eps) of its sub-grid, for each (alpha, mean-only)
+  // a variant at every (p_ref, beta, eps) of its sub-grid, for each (alpha, mean-only)
   variant: spec.variants.map(([alpha, meanOnly]) =>
-    spec.variant_cases.map(([beta, pRef, eps]) => {
+    spec.variant_cases.map(([pRef, beta, eps]) => {
       const a = G.logit(pRef);
       return {
         gz: spec.variant_z.map((z) => G.variantMap(z, a, beta, eps, alpha, meanOnly)),
@@ -49,7 +49,7 @@ const evaluate = (G) => ({
   ),
   // the bifurcation diagram's long-run windows over a beta grid, and the period of each window
   long_run: spec.long_run_cases.map(([pRef, eps]) => {
-    const limit = G.longRun(G.logit(pRef), eps, spec.betas, spec.transient, spec.keep);
+    const limit = G.longRun(G.logit(pRef), spec.betas, eps, spec.transient, spec.keep);
     const windows = spec.betas.map((_, j) => limit.subarray(j * spec.keep, (j + 1) * spec.keep));
     return { limit: arr(limit), periods: windows.map((w) => G.period(w, spec.max_period)) };
   }),

@@ -40,9 +40,10 @@ def test_surrogate_gradient_matches_finite_differences(seed: int, clip: float, b
     theta = task.ref_logits + 0.3 * rng.normal(size=task.ref_logits.shape)
     outcomes = sample_outcomes(task.ref_logits, 6, rng)
     weights, adv = np.full((3, 6), 1 / 6), rng.normal(size=(3, 6))
-    args = (task.ref_logits, task.ref_logits, outcomes, weights, adv, beta, clip)
-    _, grad = grpo_surrogate(theta, *args)
-    fd = _finite_difference(lambda t: grpo_surrogate(t, *args)[0], theta)
+    args = (task.ref_logits, task.ref_logits)
+    kw = {"outcomes": outcomes, "weights": weights, "advantages": adv, "beta": beta, "clip_eps": clip}
+    _, grad = grpo_surrogate(theta, *args, **kw)
+    fd = _finite_difference(lambda t: grpo_surrogate(t, *args, **kw)[0], theta)
     assert np.allclose(grad, fd, atol=1e-6)
 
 
@@ -73,15 +74,15 @@ def test_exact_mode_approaches_theorem2_with_many_inner_steps() -> None:
     task = make_task([0.1, 0.3, 0.6], n_outcomes=6, seed=2)
     errors = []
     for mu in (10, 100, 1000):
-        run = algorithm1(task, beta=1.0, eps=1e-5, mu=mu, lr=0.5, n_iterations=3, exact=True)
+        run = algorithm1(task, beta=1.0, eps=1e-5, mu=mu, lr=0.5, n=3, exact=True)
         errors.append(np.abs(run.p_true[1:] - h(run.p_true[:-1], task.p_ref, 1.0, 1e-5)).max())
     assert errors[0] > errors[1] > errors[2] and errors[2] < 5e-3
 
 
 def test_seeded_and_shapes() -> None:
     task = make_task([0.2, 0.7], n_outcomes=5, seed=0)
-    a = algorithm1(task, beta=0.5, eps=1e-3, G=4, mu=3, n_iterations=4, seed=7, clip_eps=0.2)
-    b = algorithm1(task, beta=0.5, eps=1e-3, G=4, mu=3, n_iterations=4, seed=7, clip_eps=0.2)
+    a = algorithm1(task, beta=0.5, eps=1e-3, G=4, mu=3, n=4, seed=7, clip_eps=0.2)
+    b = algorithm1(task, beta=0.5, eps=1e-3, G=4, mu=3, n=4, seed=7, clip_eps=0.2)
     assert np.array_equal(a.logits, b.logits)
     assert a.logits.shape == (5, 2, 5) and a.p_true.shape == (5, 2) and a.p_hat.shape == (4, 2)
     assert np.allclose(a.p_true, logits_expected_reward(a.logits, task.reward))
@@ -90,7 +91,7 @@ def test_seeded_and_shapes() -> None:
 
 def test_clipping_limits_the_ratio_move() -> None:
     task = make_task([0.3], n_outcomes=4, seed=0)
-    kw = {"beta": 1e-3, "eps": 1e-3, "mu": 200, "lr": 0.5, "n_iterations": 1, "exact": True}
+    kw = {"beta": 1e-3, "eps": 1e-3, "mu": 200, "lr": 0.5, "n": 1, "exact": True}
     clipped, free = algorithm1(task, clip_eps=0.2, **kw), algorithm1(task, **kw)
     ratio = clipped.policies[1, 0] / clipped.policies[0, 0]
     # failures (A < 0) stop near 1 - clip; successes rise only through the softmax normalisation
@@ -99,7 +100,7 @@ def test_clipping_limits_the_ratio_move() -> None:
 
 
 def test_zero_iterations() -> None:
-    run = algorithm1(make_task([0.4], seed=0), beta=1.0, eps=1e-3, n_iterations=0)
+    run = algorithm1(make_task([0.4], seed=0), beta=1.0, eps=1e-3, n=0)
     assert run.p_hat.shape == (0, 1) and run.logits.shape[0] == 1
 
 
@@ -115,7 +116,7 @@ def test_zero_iterations() -> None:
         ({"G": 0}, r"G=0 is out of range"),
         ({"G": 2.5}, r"G=2.5"),
         ({"mu": 0}, r"mu=0 is out of range"),
-        ({"n_iterations": -1}, r"n_iterations=-1"),
+        ({"n": -1}, r"n=-1"),
         ({"lr": 0.0}, r"lr=0.0 is out of range"),
         ({"lr": np.inf}, r"lr=inf is out of range"),
         ({"clip_eps": -0.1}, r"clip_eps=-0.1 is out of range"),
@@ -163,7 +164,7 @@ def test_contrastive_split_ratio_is_odds(p: float, seed: int) -> None:
 def test_no_nan_or_overflow_at_extremes(beta: float, eps: float, exact: bool) -> None:
     task = make_task([1e-9, 0.3, 1 - 1e-9], n_outcomes=6, seed=0)
     with np.errstate(all="raise"):
-        run = algorithm1(task, beta=beta, eps=eps, G=8, mu=50, n_iterations=3, exact=exact)
+        run = algorithm1(task, beta=beta, eps=eps, G=8, mu=50, n=3, exact=exact)
     assert np.isfinite(run.logits).all() and np.isfinite(run.kl).all()
     assert ((run.p_true >= 0) & (run.p_true <= 1)).all()
     if beta == 1e3:  # a strong KL keeps the policy at the reference

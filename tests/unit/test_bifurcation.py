@@ -43,10 +43,10 @@ def test_superstable_cycles_pass_through_p_one_half(cascade) -> None:
     r, _ = cascade
     assert r.size == 8 and np.all(np.diff(r) < 0)
     for k, beta in enumerate(r, start=1):
-        z = critical_orbit_logit(CASCADE[0], beta, CASCADE[1], 2**k)
+        z = critical_orbit_logit(CASCADE[0], beta, CASCADE[1], n=2**k)
         assert abs(float(z)) < 1e-6
         # the critical point does not return earlier: minimal period 2^k
-        zs = [float(critical_orbit_logit(CASCADE[0], beta, CASCADE[1], 2**j)) for j in range(k)]
+        zs = [float(critical_orbit_logit(CASCADE[0], beta, CASCADE[1], n=2**j)) for j in range(k)]
         assert min(abs(x) for x in zs) > 1e-3
 
 
@@ -117,21 +117,21 @@ def test_high_precision_confirms_chaos() -> None:
 def test_renormalised_rate_is_the_lyapunov_exponent() -> None:
     lam = orbit_kind(*CHAOTIC_CASE, n_lyapunov=20000).lyapunov  # chaos: a 3000-step rate scatters around lambda
     rate = renormalised_separation_rate(*CHAOTIC_CASE, n=3000)
-    assert abs(rate - lam) <= 4 * finite_time_exponent_se(*CHAOTIC_CASE, 3000)
+    assert abs(rate - lam) <= 4 * finite_time_exponent_se(*CHAOTIC_CASE, n=3000)
     lam = orbit_kind(*TWO_CYCLE_CASE, n_lyapunov=20000).lyapunov  # a stable cycle: no scatter
     assert abs(renormalised_separation_rate(*TWO_CYCLE_CASE, n=3000) - lam) <= 1e-6 * abs(lam)
 
 
 def test_high_precision_control_two_cycle_contracts() -> None:
     k = orbit_kind(*TWO_CYCLE_CASE)
-    res = separation_test(*TWO_CYCLE_CASE, n_pairs=2, n_steps=200, dps=60)
+    res = separation_test(*TWO_CYCLE_CASE, n_pairs=2, n=200, dps=60)
     assert np.all(res.growth_steps == -1)
     assert np.allclose(res.final_rate, k.lyapunov, rtol=1e-3)
 
 
 def test_mp_orbit_matches_float64_orbit_on_a_stable_cycle() -> None:
-    z_mp = np.array([float(z) for z in mp_logit_orbit(*TWO_CYCLE_CASE, 300, dps=30)])
-    z64 = iterate_logit(*TWO_CYCLE_CASE, 300)
+    z_mp = np.array([float(z) for z in mp_logit_orbit(*TWO_CYCLE_CASE, n=300, dps=30)])
+    z64 = iterate_logit(*TWO_CYCLE_CASE, n=300)
     assert np.allclose(z_mp, z64, rtol=1e-9, atol=1e-9)
 
 
@@ -147,8 +147,8 @@ def test_mp_orbit_matches_float64_orbit_on_a_stable_cycle() -> None:
         (superstable_betas, (0.6, 1e-5), {}, "p_ref"),
         (superstable_betas, (np.nan, 1e-5), {}, "p_ref"),
         (superstable_betas, (1e-3, 1e-5, 0), {}, "n_doublings"),
-        (critical_orbit_logit, (1e-3, -2.0, 1e-5, 3), {}, "beta"),
-        (critical_orbit_logit, (1e-3, 2.0, 1e-5, -1), {}, "n"),
+        (critical_orbit_logit, (1e-3, -2.0, 1e-5), {"n": 3}, "beta"),
+        (critical_orbit_logit, (1e-3, 2.0, 1e-5), {"n": -1}, "n"),
         (doubling_betas, (1e-3, 1e-5, [1.0, 2.0]), {}, "superstable"),
         (doubling_betas, (1e-2, 1e-5, [0.435]), {}, "superstable"),
         (feigenbaum_ratios, ([1.0, 2.0],), {}, "betas"),
@@ -162,8 +162,8 @@ def test_mp_orbit_matches_float64_orbit_on_a_stable_cycle() -> None:
         (renormalised_separation_rate, (1e-4, 5.2, 1e-5), {"renormalise_at": 0.5}, "renormalise_at"),
         (renormalised_separation_rate, (1e-4, 5.2, 1e-5), {"delta0": 1.0}, "delta0"),
         (renormalised_separation_rate, (1e-4, 5.2, 1e-5), {"n": 0}, "n"),
-        (mp_logit_orbit, (1.0, 5.2, 1e-5, 3), {}, "p_ref"),
-        (mp_logit_orbit, (0.1, [5.2, 1.0], 1e-5, 3), {}, "beta"),
+        (mp_logit_orbit, (1.0, 5.2, 1e-5), {"n": 3}, "p_ref"),
+        (mp_logit_orbit, (0.1, [5.2, 1.0], 1e-5), {"n": 3}, "beta"),
     ],
 )
 def test_bad_input_raises(func, args, kwargs, match) -> None:

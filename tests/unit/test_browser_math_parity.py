@@ -44,8 +44,8 @@ Z_FAR = (60.0, 100.0, 700.0, 740.0, 745.0, 1000.0, 1420.0, 1e4, 1e6)
 
 
 def make_spec(*, p_refs, betas, epsilons, variant_grid, alphas, long_run_cases, map_curve: int) -> dict:
-    """What the driver evaluates: Theorem 2's map at every (beta, p_ref, eps), each variant (alpha, mean-only) at
-    every (beta, p_ref, eps) of ``variant_grid`` (betas, p_refs), the bifurcation figure's long-run windows over a
+    """What the driver evaluates: Theorem 2's map at every (p_ref, beta, eps), each variant (alpha, mean-only) at
+    every (p_ref, beta, eps) of ``variant_grid`` (p_refs, betas), the bifurcation figure's long-run windows over a
     beta grid for each (p_ref, eps) of ``long_run_cases``, and the elementary functions on a p grid and a z grid."""
     z = sorted([*np.linspace(-40.0, 40.0, 161).tolist(), *Z_FAR, *(-z for z in Z_FAR)])
     return {
@@ -58,9 +58,9 @@ def make_spec(*, p_refs, betas, epsilons, variant_grid, alphas, long_run_cases, 
         "lin": [-3.5, 12.25],
         "log": [0.2, 30.0, 300],  # the bifurcation figure's beta grid
         "n": N,
-        "cases": [(b, p, e) for b in betas for p in p_refs for e in epsilons],
+        "cases": [(p, b, e) for b in betas for p in p_refs for e in epsilons],
         "variants": [(alpha, mean_only) for alpha in alphas for mean_only in (False, True)],
-        "variant_cases": [(b, p, e) for b in variant_grid[0] for p in variant_grid[1] for e in epsilons],
+        "variant_cases": [(p, b, e) for b in variant_grid[1] for p in variant_grid[0] for e in epsilons],
         "long_run_cases": long_run_cases,
         "betas": np.logspace(-3, 3, 49).tolist(),
         "transient": 800,  # the bifurcation figure's window and periods
@@ -71,12 +71,12 @@ def make_spec(*, p_refs, betas, epsilons, variant_grid, alphas, long_run_cases, 
 
 # the parameter grid: the ranges of the browser test (tests/book/test_browser_figures.py) and its special cases:
 # hard prompts, p_ref from 1e-9 to 1 - 1e-9, beta from 1e-3 to 1e3, eps from 0 to 1, the paper's divergent case
-# (5, 1e-3, 1e-5), the chaotic hard prompt (5.3, 1e-4, 1e-5), fixed points within 1e-300 of 1 (1e3, 0.9, 1e-11)
+# (1e-3, 5, 1e-5), the chaotic hard prompt (1e-4, 5.3, 1e-5), fixed points within 1e-300 of 1 (0.9, 1e3, 1e-11)
 SPEC = make_spec(
     p_refs=(1e-9, 1e-6, 1e-4, 1e-3, 0.1, 0.3, 0.5, 0.9, 1 - 1e-9),
     betas=(1e-3, 0.05, 0.5, 1.0, 2.0, 5.0, 5.3, 20.0, 1e3),
     epsilons=(0.0, 1e-11, 1e-5, 1e-2, 1.0),
-    variant_grid=((1e-3, 0.5, 5.0, 20.0, 1e3), (1e-9, 1e-4, 1e-3, 0.3, 1 - 1e-9)),
+    variant_grid=((1e-9, 1e-4, 1e-3, 0.3, 1 - 1e-9), (1e-3, 0.5, 5.0, 20.0, 1e3)),
     alphas=(0.0, 0.3, 0.5, 1.0),
     long_run_cases=[(p, e) for p in (1e-9, 1e-4, 1e-3, 0.3, 1 - 1e-9) for e in (0.0, 1e-5, 1e-2)],
     map_curve=101,
@@ -86,7 +86,7 @@ SMALL_SPEC = make_spec(
     p_refs=(1e-4, 1e-3, 0.3),
     betas=(1e-3, 5.0, 5.3),
     epsilons=(0.0, 1e-5),
-    variant_grid=((5.0,), (1e-3,)),
+    variant_grid=((1e-3,), (5.0,)),
     alphas=(0.3,),
     long_run_cases=[(1e-4, 1e-5), (1e-3, 0.0)],
     map_curve=21,
@@ -122,8 +122,8 @@ def p_grid(eps: float, n: int) -> np.ndarray:
 
 
 def _columns(cases: list) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    beta, p_ref, eps = (np.array(c, dtype=float) for c in zip(*cases, strict=True))
-    return beta, p_ref, eps
+    p_ref, beta, eps = (np.array(c, dtype=float) for c in zip(*cases, strict=True))
+    return p_ref, beta, eps
 
 
 def _fixed_points(js: list, grid, what: str) -> None:
@@ -173,7 +173,7 @@ def _check_basics(out: dict, spec: dict) -> dict[str, Callable[[], None]]:
 
 
 def _check_map(out: dict, spec: dict) -> dict[str, Callable[[], None]]:
-    beta, p_ref, eps = _columns(spec["cases"])
+    p_ref, beta, eps = _columns(spec["cases"])
     z, js = np.array(spec["z"]), out["map"]
 
     def logit_h_curve():
@@ -195,7 +195,7 @@ def _check_map(out: dict, spec: dict) -> dict[str, Callable[[], None]]:
     def orbit():
         z_js = np.array([c["z"] for c in js], dtype=float).T
         with np.errstate(over="ignore"):
-            z_py = iterate_logit(p_ref, beta, eps, spec["n"])
+            z_py = iterate_logit(p_ref, beta, eps, n=spec["n"])
         assert_orbit_matches(z_js, p_ref, beta, eps, z_py, "orbit")
 
     def fixed_points():
@@ -206,7 +206,7 @@ def _check_map(out: dict, spec: dict) -> dict[str, Callable[[], None]]:
 
 
 def _check_variants(out: dict, spec: dict) -> dict[str, Callable[[], None]]:
-    beta, p_ref, eps = _columns(spec["variant_cases"])
+    p_ref, beta, eps = _columns(spec["variant_cases"])
     z = np.array(spec["variant_z"])
 
     def each(check: Callable) -> Callable[[], None]:
@@ -218,13 +218,15 @@ def _check_variants(out: dict, spec: dict) -> dict[str, Callable[[], None]]:
 
     def g(js, norm, alpha, what):
         with np.errstate(over="ignore"):
-            py = variant_logit_map(z, logit(p_ref)[:, None], beta[:, None], eps[:, None], norm, alpha)
+            py = variant_logit_map(
+                z, logit(p_ref)[:, None], beta[:, None], eps[:, None], normalization=norm, alpha=alpha
+            )
         assert_logits_close([c["gz"] for c in js], py, f"variant g(z), {what}")
 
     def orbit(js, norm, alpha, what):
         z_js = np.array([c["z"] for c in js], dtype=float).T
         with np.errstate(over="ignore"):
-            z_py = variant_iterate_logit(p_ref, beta, eps, spec["n"], norm, alpha)
+            z_py = variant_iterate_logit(p_ref, beta, eps, n=spec["n"], normalization=norm, alpha=alpha)
         assert_orbit_matches(z_js, p_ref, beta, eps, z_py, f"variant orbit, {what}", norm, alpha)
 
     def fixed_points(js, norm, alpha, what):
@@ -242,7 +244,7 @@ def _check_long_run(out: dict, spec: dict) -> dict[str, Callable[[], None]]:
 
     def long_run():
         with np.errstate(over="ignore"):
-            z_py = iterate_logit(p_ref, betas, eps, transient + keep)
+            z_py = iterate_logit(p_ref, betas, eps, n=transient + keep)
         assert_orbit_matches(np.moveaxis(limit, -1, 0), p_ref, betas, eps, z_py, "long run")
 
     def period():  # grpo_nb's periods of the same windows; an orbit that left for p = 1 is a fixed point (period 1)

@@ -65,7 +65,7 @@ def test_h_prime_sign_follows_proposition1(p: float, p_ref: float, beta: float, 
 @given(p_ref=p_refs, beta=betas, eps=epss, n=st.integers(0, 30))
 def test_iterate_is_repeated_application_of_h(p_ref: float, beta: float, eps: float, n: int) -> None:
     orbit = iterate(p_ref, beta, eps, n)
-    zs = iterate_logit(p_ref, beta, eps, n)
+    zs = iterate_logit(p_ref, beta, eps, n=n)
     assert orbit.shape == (n + 1,) and orbit[0] == pytest.approx(p_ref)
     z = logit(p_ref)
     for k in range(n):
@@ -97,7 +97,7 @@ def test_no_nan_or_overflow_over_the_ranges() -> None:
     inner = p[(p >= 1e-12) & (p <= 1 - 1e-12)][:, None, None]
     assert np.isfinite(h(inner, p_ref[..., 0], beta[..., 0], 0.0)).all()
     assert np.isfinite(h_prime(inner, p_ref[..., 0], beta[..., 0], 0.0)).all()
-    zs = iterate_logit(p_ref[0, :, :, :1], beta[0, :, :, :1], 1e-5, 50)
+    zs = iterate_logit(p_ref[0, :, :, :1], beta[0, :, :, :1], 1e-5, n=50)
     assert np.isfinite(zs).all()
 
 

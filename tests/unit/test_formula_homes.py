@@ -56,8 +56,8 @@ def test_logit_map_power_composes_the_map() -> None:
     manual = z
     for _ in range(7):
         manual = logit_map(manual, -2.0, 1.5, 1e-5)
-    assert np.array_equal(logit_map_power(z, -2.0, 1.5, 1e-5, 7), manual)
-    assert np.array_equal(logit_map_power(z, -2.0, 1.5, 1e-5, 0), z)
+    assert np.array_equal(logit_map_power(z, -2.0, 1.5, 1e-5, n=7), manual)
+    assert np.array_equal(logit_map_power(z, -2.0, 1.5, 1e-5, n=0), z)
 
 
 def test_stabilised_advantage_is_the_centred_reward_over_the_smoothed_std() -> None:

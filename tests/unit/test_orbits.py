@@ -170,10 +170,10 @@ def test_scalar_orbit_that_needs_extra_rounds_is_classified() -> None:
 
 
 def test_finite_time_exponent_se_shrinks_like_one_over_root_n() -> None:
-    short, long = (finite_time_exponent_se(*CHAOTIC_CASE, n) for n in (250, 4000))
+    short, long = (finite_time_exponent_se(*CHAOTIC_CASE, n=n) for n in (250, 4000))
     assert 2 < short / long < 8  # sqrt(16) = 4 for independent stretches
-    assert finite_time_exponent_se(*TWO_CYCLE_CASE, 250) < 1e-6 * short  # a stable cycle: no scatter
+    assert finite_time_exponent_se(*TWO_CYCLE_CASE, n=250) < 1e-6 * short  # a stable cycle: no scatter
     with pytest.raises(ValueError, match="n_batches"):
-        finite_time_exponent_se(*CHAOTIC_CASE, 100, n_batches=1)
+        finite_time_exponent_se(*CHAOTIC_CASE, n=100, n_batches=1)
     with pytest.raises(ValueError, match=r"^n=5 is out of range"):
-        finite_time_exponent_se(*CHAOTIC_CASE, 5)
+        finite_time_exponent_se(*CHAOTIC_CASE, n=5)

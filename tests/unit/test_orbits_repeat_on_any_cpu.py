@@ -42,9 +42,9 @@ def test_the_perturbation_moves_numpy():
 
 def test_orbits_do_not_depend_on_numpys_last_bits():
     for case in CASES:
-        z = dmap.iterate_logit(*case, 3000)
+        z = dmap.iterate_logit(*case, n=3000)
         with numpy_one_ulp_off():
-            z_moved = dmap.iterate_logit(*case, 3000)
+            z_moved = dmap.iterate_logit(*case, n=3000)
         assert np.array_equal(z, z_moved), case
         kind = orbit_kind(*case)
         with numpy_one_ulp_off():
@@ -59,8 +59,8 @@ def test_with_numpys_exp_in_the_map_a_chaotic_orbit_moves(monkeypatch):
         return e / (1.0 + e) ** 2
 
     monkeypatch.setattr(dmap, "bernoulli_variance_of_logit", numpy_variance)
-    z = dmap.iterate_logit(*CHAOTIC, 3000)
+    z = dmap.iterate_logit(*CHAOTIC, n=3000)
     with numpy_one_ulp_off():
-        z_moved = dmap.iterate_logit(*CHAOTIC, 3000)
+        z_moved = dmap.iterate_logit(*CHAOTIC, n=3000)
     assert not np.array_equal(z, z_moved)
     assert np.abs(z - z_moved).max() > 1.0  # not a last-bit difference: the orbits have parted

@@ -55,7 +55,7 @@ def test_cycles_are_real_cycles(small_map) -> None:
     assert len(idx) > 0
     for i, j in idx[:10]:
         k = int(r.period[i, j])
-        z = iterate_logit(r.p_ref[i, j], r.beta[i, j], 1e-5, 8000)[-4 * k :]
+        z = iterate_logit(r.p_ref[i, j], r.beta[i, j], 1e-5, n=8000)[-4 * k :]
         assert np.allclose(z[k:], z[:-k], rtol=1e-6, atol=1e-6)
         assert not np.allclose(z[1:], z[:-1], rtol=1e-6, atol=1e-6)
 
@@ -185,9 +185,9 @@ def test_figure_functions_draw_without_error() -> None:
         wd.draw_fig2((0.3,), (2.0,), 0.0),
         wd.draw_fig3(1e-5, 21, 21),
         wd.draw_fig4((1e-5,)),
-        wd.draw_fig5(((5.0, 0.001),), 1e-5, 10),
-        wd.draw_cobweb(0.001, 5.0, 1e-5, 20),
-        wd.draw_regime_maps((1e-5,), 8, 8),
+        wd.draw_fig5(((0.001, 5.0),), 1e-5, 10),
+        wd.draw_cobweb(0.001, 5.0, 1e-5, n=20),
+        wd.draw_regime_maps((1e-5,), n_beta=8, n_p=8),
     ):
         assert isinstance(fig, Figure) and fig.axes
         fig.canvas.draw()

@@ -45,7 +45,7 @@ def test_theorem6_holds_wherever_a_stable_fixed_point_is_examined(p_ref: float, 
         ({"p_ref": 1.0, "beta": 1.0, "eps": 0.1}, "p_ref"),
         ({"p_ref": 0.5, "beta": 0.0, "eps": 0.1}, "beta"),
         ({"p_ref": 0.5, "beta": 1.0, "eps": np.nan}, "eps"),
-        ({"p_ref": 0.5, "beta": 1.0, "eps": 0.1, "n_steps": 0}, "n_steps"),
+        ({"p_ref": 0.5, "beta": 1.0, "eps": 0.1, "n": 0}, "n=0"),
     ],
 )
 def test_local_contraction_bad_input(kwargs: dict, name: str) -> None:

@@ -35,13 +35,13 @@ def test_weight_ratio_and_crossing_reject_wrong_claims() -> None:
 
 
 def test_contrastive_decomposition_rejects_eq3_weights_and_other_sizes_hold() -> None:
-    assert el.contrastive_decomposition(n_success=1, n_failure=3).holds
+    assert el.contrastive_decomposition(n_success=1, n_fail=3).holds
     assert not el.contrastive_decomposition(claimed={"omega_plus": EQ3_PRINTED}).holds
 
 
 def test_population_collapse_rejects_an_asymmetric_or_misprinted_objective() -> None:
     p_theta, kl, beta = sp.Symbol("p_theta"), sp.Symbol("KL"), sp.Symbol("beta", positive=True)
-    assert all(i.holds for i in el.population_collapse(n_success=1, n_failure=2))
+    assert all(i.holds for i in el.population_collapse(n_success=1, n_fail=2))
     printed_eps = {"objective": (p_theta - P) / (sp.sqrt(P * (1 - P)) + EPS) - beta * kl}
     assert not el.population_collapse(claimed=printed_eps)[0].holds
     success_weight_only = {"objective": (1 - P) / sp.sqrt(P * (1 - P) + EPS) * p_theta - beta * kl}
@@ -55,9 +55,9 @@ def test_importance_weighting_rejects_eq3_weights() -> None:
 
 
 def test_sign_check_rejects_wrong_sign_and_undecidable() -> None:
-    assert not check_sign("wrong", (1 - P + 2 * EPS), "<", el.OPEN_UNIT_SUBS).holds
-    assert check_sign("right", (1 - P + 2 * EPS), ">", el.OPEN_UNIT_SUBS).holds
-    assert not check_sign("undecidable", 1 - 2 * P, ">", el.OPEN_UNIT_SUBS).holds
+    assert not check_sign("wrong", (1 - P + 2 * EPS), "<", subs=el.OPEN_UNIT_SUBS).holds
+    assert check_sign("right", (1 - P + 2 * EPS), ">", subs=el.OPEN_UNIT_SUBS).holds
+    assert not check_sign("undecidable", 1 - 2 * P, ">", subs=el.OPEN_UNIT_SUBS).holds
 
 
 def test_vector_check_rejects_nonzero() -> None:

@@ -22,7 +22,7 @@ def _all_hold(result: Identity | list[Identity]) -> bool:
 
 def test_theorem5_checks_hold() -> None:
     assert _all_hold(pa.theorem5_success_gap_vs_tv(n_pairs=300))
-    assert _all_hold(pa.theorem5_telescoped_bound(n_steps=20, seed=1))
+    assert _all_hold(pa.theorem5_telescoped_bound(n=20, seed=1))
     assert _all_hold(pa.theorem5_limit_need_not_exist())
 
 
@@ -65,6 +65,6 @@ def test_checks_table_keeps_one_row_per_check_with_pipes_escaped() -> None:
 def test_theorem5_checks_can_fail() -> None:
     assert not pa.theorem5_success_gap_vs_tv(n_pairs=300, factor=0.5)[0].holds
     # the per-step errors are given in advance: claiming smaller ones breaks Assumption 1 on the same run
-    assert not pa.theorem5_telescoped_bound(n_steps=20, claimed_delta_scale=0.1)[0].holds
+    assert not pa.theorem5_telescoped_bound(n=20, claimed_delta_scale=0.1)[0].holds
     # in the paper's cycling regime the map amplifies carried errors (|h'| > 1): Assumption 1 fails by itself
-    assert not pa.theorem5_telescoped_bound(p_ref=0.001, beta=5.0, n_steps=20)[0].holds
+    assert not pa.theorem5_telescoped_bound(p_ref=0.001, beta=5.0, n=20)[0].holds

@@ -54,7 +54,7 @@ def test_iterated_step_gives_theorem2_recursion(seed: int, n: int) -> None:
     if not 0 < p_ref < 1:
         return
     np.testing.assert_allclose(
-        success_orbit(pi_ref, reward, beta, eps, n), iterate(p_ref, beta, eps, n), rtol=1e-9, atol=1e-12
+        success_orbit(pi_ref, reward, beta, eps, n=n), iterate(p_ref, beta, eps, n), rtol=1e-9, atol=1e-12
     )
 
 
@@ -64,7 +64,7 @@ def test_p_ref_zero_leaves_the_policy_unchanged() -> None:
     out = grpo_step(pi_ref, pi_ref, reward, 0.5, 1e-5)
     np.testing.assert_allclose(out, pi_ref, atol=1e-15)
     np.testing.assert_allclose(solve_grpo_step(pi_ref, pi_ref, reward, 0.5, 1e-5), pi_ref, atol=1e-9)
-    assert success_orbit(pi_ref, reward, 0.5, 1e-5, 5).max() == 0.0
+    assert success_orbit(pi_ref, reward, 0.5, 1e-5, n=5).max() == 0.0
 
 
 def test_all_rewards_one_keeps_pi_ref_and_success_one() -> None:
@@ -74,7 +74,7 @@ def test_all_rewards_one_keeps_pi_ref_and_success_one() -> None:
     out = grpo_step(pi_ref, pi_ref, reward, 0.3, 1e-5)
     np.testing.assert_allclose(out, pi_ref, rtol=1e-12)
     np.testing.assert_allclose(solve_grpo_step(pi_ref, pi_ref, reward, 0.3, 1e-5), pi_ref, atol=1e-9)
-    assert success_orbit(pi_ref, reward, 0.3, 1e-5, 3) == pytest.approx(np.ones(4))
+    assert success_orbit(pi_ref, reward, 0.3, 1e-5, n=3) == pytest.approx(np.ones(4))
 
 
 def test_small_beta_does_not_overflow() -> None:
@@ -127,7 +127,7 @@ def test_bad_input_raises_value_error_naming_the_parameter(change: dict, name: s
 
 def test_other_bad_inputs() -> None:
     with pytest.raises(ValueError, match="n="):
-        success_orbit([0.5, 0.5], [1, 0], 1.0, 1e-5, -1)
+        success_orbit([0.5, 0.5], [1, 0], 1.0, 1e-5, n=-1)
     with pytest.raises(ValueError, match="pi has shape"):
         grpo_objective([1.0], [0.5, 0.5], [0.5, 0.5], [1, 0], 1.0, 1e-5)
     with pytest.raises(ValueError, match="p="):

@@ -38,8 +38,8 @@ TINY = RunConfig(
     name="tiny",
     task=TaskConfig(n_prompts=4, out_len=2, demos_per_prompt=16),
     model=ModelConfig(d_model=16, n_layer=1, n_head=2),
-    sft=SFTConfig(steps=30, lr=1e-2),
-    grpo=GRPOConfig(n_outer=2, mu=10, lr=1e-3, G=4),
+    sft=SFTConfig(n_steps=30, lr=1e-2),
+    grpo=GRPOConfig(n=2, mu=10, lr=1e-3, G=4),
     beta_sweep=(4.0,),
     weak_inner=((1, 1e-3),),
     device="cpu",  # these tests check the CPU path bit for bit; tests/unit/test_toylm_cuda.py checks CUDA
@@ -101,7 +101,7 @@ def test_samplers_follow_the_policy(sampler):
     model = _model()
     prompts = _prompts(1)
     n = 1500 if sampler is sample else 300
-    out = sampler(model, prompts.repeat(n, 1), 2, torch.Generator().manual_seed(1))
+    out = sampler(model, prompts.repeat(n, 1), 2, generator=torch.Generator().manual_seed(1))
     assert out.shape == (n, 2) and out.min() >= 0 and out.max() < N_DIGITS
     probs = enumerate_logprobs(model, prompts, torch.as_tensor(make_task(TaskConfig()).outputs)).exp()
     first = probs.detach().view(10, 10).sum(dim=1).numpy()
@@ -112,8 +112,8 @@ def test_samplers_follow_the_policy(sampler):
 def test_sampling_is_seeded():
     model = _model()
     prompts = _prompts(2).repeat(8, 1)
-    a = sample(model, prompts, 2, torch.Generator().manual_seed(3))
-    b = sample(model, prompts, 2, torch.Generator().manual_seed(3))
+    a = sample(model, prompts, 2, generator=torch.Generator().manual_seed(3))
+    b = sample(model, prompts, 2, generator=torch.Generator().manual_seed(3))
     assert torch.equal(a, b)
 
 
@@ -312,7 +312,7 @@ def test_k3_is_nonnegative_and_zero_on_equality():
         ({"beta": 0.0}, "beta"),
         ({"eps": -1.0}, "eps"),
         ({"mu": 0}, "mu"),
-        ({"n_outer": 0}, "n_outer"),
+        ({"n": 0}, "n=0"),
         ({"G": 1}, "G"),
         ({"lr": 0.0}, "lr"),
         ({"lr": float("nan")}, "lr"),
@@ -370,12 +370,12 @@ def test_exact_grpo_tracks_theory_and_obeys_theorem5(tiny_setup):
 def test_sampled_grpo_runs(tiny_setup, change):
     run = run_grpo(tiny_setup, "s", replace(TINY.grpo, **change), seed=2, progress=False)
     assert np.isfinite(run.p_tilde).all() and ((run.p_tilde >= 0) & (run.p_tilde <= 1)).all()
-    assert run.sampled_tokens == TINY.grpo.n_outer * min(change.get("batch_prompts") or 4, 4) * 4 * 2
+    assert run.sampled_tokens == TINY.grpo.n * min(change.get("batch_prompts") or 4, 4) * 4 * 2
 
 
 def test_naive_sampler_plugs_into_grpo(tiny_setup):
     policy = copy.deepcopy(tiny_setup.ref_model).requires_grad_(True)
-    gcfg = replace(TINY.grpo, n_outer=1, mu=1, estimator="sampled", kl="k3")
+    gcfg = replace(TINY.grpo, n=1, mu=1, estimator="sampled", kl="k3")
     hist = train_grpo(
         policy,
         tiny_setup.ref_model,
@@ -428,9 +428,9 @@ def test_cli_writes_summary(tmp_path, monkeypatch, capsys):
     assert "p_ref" in printed and "SFT:" in printed and "s per outer step" in printed and "CPU:" in printed
     summary = json.loads(out.read_text())
     assert summary["hardware"].startswith("CPU:") and summary["config"]["device"] == "cpu"
-    assert len(summary["runs"]["main"]["outer_step_s"]) == TINY.grpo.n_outer
+    assert len(summary["runs"]["main"]["outer_step_s"]) == TINY.grpo.n
     first = summary["runs"]["main"]["per_prompt"][0]
-    assert len(first["p_measured"]) == len(first["p_theory"]) == TINY.grpo.n_outer + 1
+    assert len(first["p_measured"]) == len(first["p_theory"]) == TINY.grpo.n + 1
     assert first["p_theory"][0] == pytest.approx(first["p_ref"])
     assert set(summary["runs"]) == {"main", "beta=4", "mu=1,lr=0.001", "sampled"}
     assert summary["runs"]["sampled"]["rollout_tokens_per_s"] > 0
@@ -448,6 +448,6 @@ def test_trajectory_explorer_draws_a_run(tiny_setup):
     matplotlib.use("Agg")
     from grpo_nb.widgets.toylm import trajectory_explorer
 
-    run = run_grpo(tiny_setup, "t", replace(TINY.grpo, n_outer=1, mu=1), seed=0, progress=False)
+    run = run_grpo(tiny_setup, "t", replace(TINY.grpo, n=1, mu=1), seed=0, progress=False)
     widget = trajectory_explorer({"main": run}, tiny_setup.task.prompts_text)
     assert widget is not None

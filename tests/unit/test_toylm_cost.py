@@ -16,8 +16,8 @@ SMALL = RunConfig(
     name="small",
     task=TaskConfig(n_prompts=4, out_len=2, demos_per_prompt=16),
     model=ModelConfig(d_model=16, n_layer=1, n_head=2),
-    sft=SFTConfig(steps=7),
-    grpo=GRPOConfig(n_outer=3, mu=5, G=4),
+    sft=SFTConfig(n_steps=7),
+    grpo=GRPOConfig(n=3, mu=5, G=4),
     beta_sweep=(4.0,),
     weak_inner=((2, 1e-3),),
     device="cpu",
@@ -49,7 +49,7 @@ def test_flops_are_model_size_times_tokens():
     tokens = SMALL.task.n_prompts * 10 ** (SMALL.task.out_len - 1) * (4 + SMALL.task.out_len - 1)
     forward = 2 * _matmul_weights(SMALL.model) * tokens
     main = est.phases[1]
-    assert main.phase.startswith("main") and main.steps == SMALL.grpo.n_outer
+    assert main.phase.startswith("main") and main.repeats == SMALL.grpo.n
     assert main.once.flops == forward
     assert main.per_step.flops == forward + SMALL.grpo.mu * 3 * forward
     weak = next(p for p in est.phases if p.phase.startswith("mu=2"))
@@ -59,12 +59,12 @@ def test_flops_are_model_size_times_tokens():
 def test_estimate_covers_every_phase_and_adds_up():
     est = estimate_gpu_time(SMALL)
     assert [p.phase for p in est.phases] == ["SFT", *(label for _, label, _ in run_plan(SMALL))]
-    assert est.phases[0].steps == SMALL.sft.steps
+    assert est.phases[0].repeats == SMALL.sft.n_steps
     for p in est.phases:
         assert p.per_step.launches > 0 and p.per_step.bytes > 0 and p.once.launches >= 0
         assert p.bound in ("FLOPs", "launches", "memory")
         assert 0 < p.seconds <= p.upper_s
-        assert p.seconds >= p.steps * p.per_step.launches * T4.launch_s
+        assert p.seconds >= p.repeats * p.per_step.launches * T4.launch_s
     assert est.total_s == pytest.approx(sum(p.seconds for p in est.phases))
     headers, rows = est.rows()
     assert len(rows) == len(est.phases) + 1 and len(headers) == len(rows[0])

@@ -31,8 +31,8 @@ TINY = RunConfig(
     name="tiny",
     task=TaskConfig(n_prompts=4, out_len=2, demos_per_prompt=16),
     model=ModelConfig(d_model=16, n_layer=1, n_head=2),
-    sft=SFTConfig(steps=30, lr=1e-2),
-    grpo=GRPOConfig(n_outer=2, mu=10, lr=1e-3, G=4),
+    sft=SFTConfig(n_steps=30, lr=1e-2),
+    grpo=GRPOConfig(n=2, mu=10, lr=1e-3, G=4),
     beta_sweep=(),
     weak_inner=(),
     device="cuda",
@@ -96,7 +96,7 @@ def test_inner_steps_never_wait_for_the_gpu(tiny_cuda_setup, estimator):
     counts = []
     for mu in (2, 6):
         policy = copy.deepcopy(tiny_cuda_setup.ref_model).requires_grad_(True)
-        gcfg = replace(TINY.grpo, n_outer=1, mu=mu, estimator=estimator, kl="k3")
+        gcfg = replace(TINY.grpo, n=1, mu=mu, estimator=estimator, kl="k3")
         gen = torch.Generator(device=tiny_cuda_setup.device).manual_seed(0)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")

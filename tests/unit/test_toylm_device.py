@@ -37,8 +37,21 @@ FACTORIES = frozenset(
 )
 # torch functions that always make a CPU tensor: never allowed
 HOST_ONLY = frozenset({"from_numpy"})
-# random draws whose result lives on the device of their tensor argument
-DRAWS_ON_A_TENSOR = frozenset({"multinomial", "bernoulli", "poisson", "rand_like", "randn_like", "randint_like"})
+# random draws whose result lives on the device of their tensor argument (rollout.py's samplers, ``sampler`` in
+# train_grpo, draw with torch.multinomial on the model's probabilities, on the device of the prompts)
+DRAWS_ON_A_TENSOR = frozenset(
+    {
+        "multinomial",
+        "bernoulli",
+        "poisson",
+        "rand_like",
+        "randn_like",
+        "randint_like",
+        "sample",
+        "sample_naive",
+        "sampler",
+    }
+)
 # functions that take a generator and check its device against their data themselves (ValueError otherwise)
 CHECKS_ITS_GENERATOR = frozenset({"train_grpo"})
 # copies to the host or waits for the device
@@ -205,8 +218,8 @@ TINY = RunConfig(
     name="tiny",
     task=TaskConfig(n_prompts=4, out_len=2, demos_per_prompt=16),
     model=ModelConfig(d_model=16, n_layer=1, n_head=2),
-    sft=SFTConfig(steps=5, lr=1e-2),
-    grpo=GRPOConfig(n_outer=2, mu=3, lr=1e-3, G=4),
+    sft=SFTConfig(n_steps=5, lr=1e-2),
+    grpo=GRPOConfig(n=2, mu=3, lr=1e-3, G=4),
     beta_sweep=(),
     weak_inner=((1, 1e-3),),
     device="cpu",

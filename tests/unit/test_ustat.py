@@ -72,7 +72,7 @@ def test_gradient_estimates_shape_seed_and_mean() -> None:
     assert not np.array_equal(a, ustat.gradient_estimates(LOGITS, REWARD, 8, 20_000, "grpo", seed=4))
     for name in est.ALL_ESTIMATORS:
         x = ustat.gradient_estimates(LOGITS, REWARD, 8, 20_000, name, seed=1)
-        m = moments.exact_moments(LOGITS, REWARD, 8, name)
+        m = moments.exact_moments(LOGITS, REWARD, 8, estimator=name)
         se = x.std(axis=0, ddof=1) / np.sqrt(x.shape[0])
         assert np.all(np.abs(x.mean(axis=0) - m.mean) < 5 * se + 1e-12), name
         mse = np.sum((x - m.target) ** 2, axis=1)
@@ -83,8 +83,10 @@ def test_counts_and_explicit_samples_give_the_same_estimates() -> None:
     outcomes = est.sample_outcomes(LOGITS, 7, 300, seed=2)
     counts = np.stack([np.bincount(row, minlength=5) for row in outcomes]).astype(float)
     for name in est.ALL_ESTIMATORS:
-        by_counts = est.estimates_from_counts(softmax(LOGITS), REWARD, counts, 7, name)
-        assert np.allclose(by_counts, est.estimates_from_outcomes(LOGITS, REWARD, outcomes, name), atol=1e-14), name
+        by_counts = est.estimates_from_counts(softmax(LOGITS), REWARD, counts, G=7, estimator=name)
+        assert np.allclose(
+            by_counts, est.estimates_from_outcomes(LOGITS, REWARD, outcomes, estimator=name), atol=1e-14
+        ), name
 
 
 @pytest.mark.parametrize(
@@ -101,8 +103,8 @@ def test_counts_and_explicit_samples_give_the_same_estimates() -> None:
         (lambda: ustat.gradient_estimates(np.ones((2, 3)), np.ones((2, 3)), 4, 10, "grpo"), "logits has shape"),
         (lambda: ustat.exact_gradient([0.0, np.inf], [0, 1]), "logits contains inf"),
         (lambda: ustat.exact_gradient([0.0, 1.0], [0, 2]), "reward contains 2.0"),
-        (lambda: moments.exact_moments(LOGITS, REWARD, 1, "grpo"), "G=1"),
-        (lambda: moments.enumerate_moments(LOGITS, REWARD, 12, "grpo"), "K\\^G"),
+        (lambda: moments.exact_moments(LOGITS, REWARD, 1, estimator="grpo"), "G=1"),
+        (lambda: moments.enumerate_moments(LOGITS, REWARD, 12, estimator="grpo"), "K\\^G"),
         (lambda: moments.expected_step_factor(0.0, 4, "grpo"), "p=0.0"),
         (lambda: moments.normalised_leading_constants(LOGITS, np.zeros(5)), "V=0.0"),
         (lambda: PromptSet(np.ones((2, 3)), np.ones((2, 3)), [0.5, 0.6]), "prompt_probs sums to"),
@@ -130,9 +132,11 @@ def test_lemma1_symbolic_and_its_negative() -> None:
 def test_lemma1_on_random_groups(seed: int, k: int, G: int) -> None:
     logits, reward = _bandit(seed, k)
     o = est.sample_outcomes(logits, G, 50, seed=seed)
-    loo = est.estimates_from_outcomes(logits, reward, o, "grpo")
+    loo = est.estimates_from_outcomes(logits, reward, o, estimator="grpo")
     assert np.allclose(est.pairwise_kernel_average(logits, reward, o), loo, atol=1e-14)
-    assert np.allclose(est.estimates_from_outcomes(logits, reward, o, "grpo_full_mean"), (G - 1) / G * loo, atol=1e-14)
+    assert np.allclose(
+        est.estimates_from_outcomes(logits, reward, o, estimator="grpo_full_mean"), (G - 1) / G * loo, atol=1e-14
+    )
 
 
 # ------------------------------------------------------------------ exact moments and Theorem 2
@@ -142,8 +146,8 @@ def test_lemma1_on_random_groups(seed: int, k: int, G: int) -> None:
 @given(seed=st.integers(0, 10_000), k=st.integers(2, 4), G=st.integers(2, 5), name=st.sampled_from(est.ALL_ESTIMATORS))
 def test_sum_over_k_equals_enumeration(seed: int, k: int, G: int, name: str) -> None:
     logits, reward = _bandit(seed, k)
-    a = moments.exact_moments(logits, reward, G, name)
-    b = moments.enumerate_moments(logits, reward, G, name)
+    a = moments.exact_moments(logits, reward, G, estimator=name)
+    b = moments.enumerate_moments(logits, reward, G, estimator=name)
     assert np.allclose(a.mean, b.mean, atol=1e-13) and a.mse == pytest.approx(b.mse, rel=1e-9, abs=1e-15)
 
 
@@ -152,13 +156,17 @@ def test_sum_over_k_equals_enumeration(seed: int, k: int, G: int, name: str) -> 
 def test_hoeffding_decomposition_is_exact(seed: int, k: int, G: int) -> None:
     logits, reward = _bandit(seed, k)
     hc = moments.hoeffding_constants(logits, reward)
-    assert moments.exact_moments(logits, reward, G, "grpo").mse == pytest.approx(float(hc.grpo_mse(G)), rel=1e-9)
-    assert moments.exact_moments(logits, reward, G, "oracle").mse == pytest.approx(hc.trace_sigma / G, rel=1e-9)
+    assert moments.exact_moments(logits, reward, G, estimator="grpo").mse == pytest.approx(
+        float(hc.grpo_mse(G)), rel=1e-9
+    )
+    assert moments.exact_moments(logits, reward, G, estimator="oracle").mse == pytest.approx(
+        hc.trace_sigma / G, rel=1e-9
+    )
 
 
 def test_vanilla_beats_grpo_at_g2_for_a_weak_model() -> None:
     logits, reward = _chapter_bandits()[0.2]
-    van, grp = (moments.exact_moments(logits, reward, 2, e).mse for e in ("vanilla", "grpo"))
+    van, grp = (moments.exact_moments(logits, reward, 2, estimator=e).mse for e in ("vanilla", "grpo"))
     assert van < grp  # the leave-one-out baseline of a pair is a single noisy reward
 
 
@@ -172,7 +180,9 @@ def test_expected_step_factor_scales_the_gradient(seed: int, k: int, G: int, nam
     v = float(softmax(logits) @ reward)
     c = moments.expected_step_factor(v, G, name)
     assert np.allclose(
-        moments.exact_moments(logits, reward, G, name).mean, c * ustat.exact_gradient(logits, reward), atol=1e-13
+        moments.exact_moments(logits, reward, G, estimator=name).mean,
+        c * ustat.exact_gradient(logits, reward),
+        atol=1e-13,
     )
     if name in ("vanilla", "grpo", "oracle"):
         assert c == pytest.approx(1.0, abs=1e-12)
@@ -183,7 +193,9 @@ def test_expected_step_factor_scales_the_gradient(seed: int, k: int, G: int, nam
 def test_normalised_limit_is_the_delta_method_constant() -> None:
     for value, (logits, reward) in _chapter_bandits().items():
         std_limit, u_limit = moments.normalised_leading_constants(logits, reward)
-        assert 4096 * moments.exact_moments(logits, reward, 4096, "grpo_std").mse == pytest.approx(std_limit, rel=2e-3)
+        assert 4096 * moments.exact_moments(logits, reward, 4096, estimator="grpo_std").mse == pytest.approx(
+            std_limit, rel=2e-3
+        )
         if value == 0.5:
             assert std_limit == pytest.approx(u_limit, rel=1e-9)
         else:
@@ -219,7 +231,7 @@ def test_optimal_group_size_is_universal() -> None:
 
 def test_minibatch_estimates_are_unbiased_and_validate_input() -> None:
     prompts = _prompts()
-    est_ = scaling.minibatch_estimates(prompts, 8, 4, 20_000, seed=0)
+    est_ = scaling.minibatch_estimates(prompts, 8, 4, n_batches=20_000, seed=0)
     se = est_.std(axis=0, ddof=1) / np.sqrt(est_.shape[0])
     assert np.all(np.abs(est_.mean(axis=0) - prompts.gradient) < 5 * se + 1e-12)
     assert scaling.minibatch_mse(prompts, 8, 4) == pytest.approx(
@@ -230,4 +242,4 @@ def test_minibatch_estimates_are_unbiased_and_validate_input() -> None:
     with pytest.raises(ValueError, match="not a PromptSet"):
         scaling.scaling_constants("prompts")
     with pytest.raises(ValueError, match="B=0"):
-        scaling.minibatch_estimates(prompts, 0, 4, 10)
+        scaling.minibatch_estimates(prompts, 0, 4, n_batches=10)

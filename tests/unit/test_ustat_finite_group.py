@@ -27,7 +27,7 @@ def test_tilt_with_exact_p_is_theorem2() -> None:
         k = int(p * G)
         model = fg.StepModel(0.2, 1.7, 1e-3, G)
         assert fg.step_logits(model, logit(p), k) == pytest.approx(float(logit(h(p, 0.2, 1.7, 1e-3))), rel=1e-12)
-    assert fg.group_tilt(0.3, np.array([0, 8]), 8, 1e-5).tolist() == [0.0, 0.0]  # no signal, no tilt
+    assert fg.group_tilt(0.3, np.array([0, 8]), 8, eps=1e-5).tolist() == [0.0, 0.0]  # no signal, no tilt
 
 
 @settings(deadline=None, max_examples=30)
@@ -71,9 +71,7 @@ def test_dynamic_sampling_in_algorithm1_matches_its_recursion() -> None:
         model = fg.StepModel(0.02, 1.0, 1e-5, 4, rule="inner_loop", mu=10, lr=0.5, no_signal=rule, max_draws=16)
         law = fg.finite_group_law(model, 4)
         task = make_task(np.full(1500, 0.02), n_outcomes=2, seed=0)
-        run = algorithm1(
-            task, beta=1.0, eps=1e-5, G=4, mu=10, lr=0.5, n_iterations=4, seed=2, no_signal=rule, max_draws=16
-        )
+        run = algorithm1(task, beta=1.0, eps=1e-5, G=4, mu=10, lr=0.5, n=4, seed=2, no_signal=rule, max_draws=16)
         se = run.p_true.std(axis=1) / np.sqrt(1500)
         assert np.all(np.abs(run.p_true.mean(axis=1) - law.mean) < 5 * se + 1e-12), rule
     keep = fg.finite_group_law(replace(model, no_signal="keep"), 4)
@@ -84,8 +82,8 @@ def test_dynamic_sampling_in_algorithm1_matches_its_recursion() -> None:
 
 def test_algorithm1_keep_is_unchanged_and_no_signal_is_validated() -> None:
     task = make_task(np.array([0.2, 0.7]), n_outcomes=4, seed=0)
-    a = algorithm1(task, beta=1.0, eps=1e-5, G=4, mu=5, n_iterations=3, seed=1)
-    b = algorithm1(task, beta=1.0, eps=1e-5, G=4, mu=5, n_iterations=3, seed=1, no_signal="keep")
+    a = algorithm1(task, beta=1.0, eps=1e-5, G=4, mu=5, n=3, seed=1)
+    b = algorithm1(task, beta=1.0, eps=1e-5, G=4, mu=5, n=3, seed=1, no_signal="keep")
     assert np.array_equal(a.p_true, b.p_true)
     with pytest.raises(ValueError, match="no_signal='skip'"):
         algorithm1(task, beta=1.0, eps=1e-5, no_signal="skip")
@@ -137,27 +135,27 @@ def test_other_functions_reject_bad_input() -> None:
         fg.expected_map(model, 1.5)
     with pytest.raises(ValueError, match="p=0.0"):
         fg.signal_retention(0.0, 8, 1e-5)
-    with pytest.raises(ValueError, match="n_steps=0"):
+    with pytest.raises(ValueError, match="n=0"):
         fg.finite_group_law(model, 0)
     with pytest.raises(ValueError, match="width=1.0"):
         fg.finite_group_law(model, 3, width=1.0)
     with pytest.raises(ValueError, match="not a StepModel"):
         fg.finite_group_law("model", 3)
     with pytest.raises(ValueError, match="beta=-1.0"):
-        fg.expected_map_orbits(1e-3, 1e-5, np.array([1.0, -1.0]), 16)
+        fg.expected_map_orbits(1e-3, np.array([1.0, -1.0]), 1e-5, G=16)
     with pytest.raises(ValueError, match="p_ref=1.0"):
-        fg.expected_map_orbits(1.0, 1e-5, np.array([1.0]), 16)
+        fg.expected_map_orbits(1.0, np.array([1.0]), 1e-5, G=16)
     with pytest.raises(ValueError, match="G=1"):
-        fg.expected_map_orbits(1e-3, 1e-5, np.array([1.0]), 1)
+        fg.expected_map_orbits(1e-3, np.array([1.0]), 1e-5, G=1)
     with pytest.raises(ValueError, match="n_keep=1"):
-        fg.expected_map_orbits(1e-3, 1e-5, np.array([1.0]), 16, n_keep=1)
+        fg.expected_map_orbits(1e-3, np.array([1.0]), 1e-5, G=16, n_keep=1)
 
 
 def test_expected_map_orbits_follow_the_expected_map_and_find_its_2_cycle() -> None:
     """The orbit is the expected map iterated (maximiser, groups kept), not h; where h has a fixed point (beta 8 and
     12 from p_ref = 1e-3) the expected map of groups of 16 alternates."""
     betas = np.array([8.0, 12.0])
-    keep, per = fg.expected_map_orbits(1e-3, 1e-5, betas, 16, transient=800, n_keep=16)
+    keep, per = fg.expected_map_orbits(1e-3, betas, 1e-5, G=16, transient=800, n_keep=16)
     assert np.all(per == 2)
     for b, beta in enumerate(betas):
         step = fg.expected_map(fg.StepModel(1e-3, beta, 1e-5, 16), keep[b, :-1])

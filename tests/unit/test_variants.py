@@ -16,7 +16,7 @@ from grpo_nb.dynamics.recursions import LogitRecursion
 from grpo_nb.dynamics.regimes import Regime, regime_map
 from grpo_nb.tabular import grpo_step, solve_grpo_step
 from grpo_nb.tabular.policy import expected_reward
-from grpo_nb.variants import MIRROR, V1, Variant
+from grpo_nb.variants import MIRROR, Variant
 
 SETTINGS = settings(deadline=None, max_examples=40)
 NORMALIZATIONS = ("mean_var", "mean")
@@ -47,15 +47,15 @@ def test_defaults_equal_dynamics_iterate_exactly_on_the_hard_cases() -> None:
         explicit = variants.iterate(*HARD_GRID, 300, normalization="mean_var", alpha=1.0)
     assert got.shape == expected.shape == (301, 11, 11, 5)
     assert np.array_equal(got, expected) and np.array_equal(explicit, expected)
-    assert np.array_equal(variants.iterate_logit(0.3, 2.0, 1e-5, 7), dynamics.iterate_logit(0.3, 2.0, 1e-5, 7))
-    assert np.isposinf(variants.iterate_logit(0.5, 1e-3, 0.0, 5)[-1])  # eps = 0: the orbit leaves for p = 1
+    assert np.array_equal(variants.iterate_logit(0.3, 2.0, 1e-5, n=7), dynamics.iterate_logit(0.3, 2.0, 1e-5, n=7))
+    assert np.isposinf(variants.iterate_logit(0.5, 1e-3, 0.0, n=5)[-1])  # eps = 0: the orbit leaves for p = 1
 
 
 @pytest.mark.parametrize("normalization", NORMALIZATIONS)
 @pytest.mark.parametrize("alpha", ALPHAS)
 def test_every_variant_is_finite_over_the_book_ranges(normalization: str, alpha: float) -> None:
     with np.errstate(over="ignore"):
-        z = variants.iterate_logit(*HARD_GRID, 200, normalization, alpha)
+        z = variants.iterate_logit(*HARD_GRID, n=200, normalization=normalization, alpha=alpha)
     assert not np.isnan(z).any() and z.shape == (201, 11, 11, 5)
     assert np.all(z[1:] > z[0])  # every iterate amplifies p_ref (the push s/beta is positive)
 
@@ -71,7 +71,7 @@ def test_every_variant_is_finite_over_the_book_ranges(normalization: str, alpha:
 def test_recursion_is_the_anchor_logit_plus_the_push(
     logit_ref: float, beta: float, eps: float, alpha: float, normalization: str
 ) -> None:
-    z = variants.iterate_logit(expit(logit_ref), beta, eps, 6, normalization, alpha)
+    z = variants.iterate_logit(expit(logit_ref), beta, eps, n=6, normalization=normalization, alpha=alpha)
     a = z[0]
     with np.errstate(divide="ignore"):
         s = 1.0 if normalization == "mean" else 1.0 / np.sqrt(expit(z[:-1]) * expit(-z[:-1]) + eps)
@@ -93,11 +93,12 @@ def test_slope_is_the_derivative_and_its_log_matches(
 ) -> None:
     d = 1e-6 * max(1.0, abs(z))
     g = variants.variant_logit_map
-    num = (g(z + d, -3.0, beta, eps, normalization, alpha) - g(z - d, -3.0, beta, eps, normalization, alpha)) / (2 * d)
-    ana = float(variants.variant_logit_map_slope(z, beta, eps, normalization, alpha))
-    scale = max(1.0, abs(float(g(z, -3.0, beta, eps, normalization, alpha))))
+    kw = {"normalization": normalization, "alpha": alpha}
+    num = (g(z + d, -3.0, beta, eps, **kw) - g(z - d, -3.0, beta, eps, **kw)) / (2 * d)
+    ana = float(variants.variant_logit_map_slope(z, beta, eps, normalization=normalization, alpha=alpha))
+    scale = max(1.0, abs(float(g(z, -3.0, beta, eps, **kw))))
     assert ana == pytest.approx(float(num), rel=1e-4, abs=1e-6 * scale)
-    log_abs = float(variants.log_abs_variant_logit_map_slope(z, beta, eps, normalization, alpha))
+    log_abs = float(variants.log_abs_variant_logit_map_slope(z, beta, eps, normalization=normalization, alpha=alpha))
     if ana != 0:
         assert log_abs == pytest.approx(np.log(abs(ana)), rel=1e-9, abs=1e-9)
 
@@ -107,23 +108,27 @@ def test_log_slope_at_alpha_one_is_theorem2s_and_stays_finite_far_out() -> None:
     for eps in (0.0, 1e-5):
         expected = dynamics.log_abs_logit_map_slope(z, 2.0, eps)
         assert np.array_equal(variants.log_abs_variant_logit_map_slope(z, 2.0, eps), expected)
-    assert np.isfinite(variants.log_abs_variant_logit_map_slope(1e300, 1.0, 1e-5, "mean_var", 0.5))
-    assert variants.log_abs_variant_logit_map_slope(0.0, 1.0, 1e-5, "mean", 1.0) == -np.inf  # constant map
-    assert variants.log_abs_variant_logit_map_slope(4.0, 1.0, 1e-5, "mean", 0.25) == pytest.approx(np.log(0.75))
+    assert np.isfinite(variants.log_abs_variant_logit_map_slope(1e300, 1.0, 1e-5, normalization="mean_var", alpha=0.5))
+    assert (
+        variants.log_abs_variant_logit_map_slope(0.0, 1.0, 1e-5, normalization="mean", alpha=1.0) == -np.inf
+    )  # constant map
+    assert variants.log_abs_variant_logit_map_slope(4.0, 1.0, 1e-5, normalization="mean", alpha=0.25) == pytest.approx(
+        np.log(0.75)
+    )
 
 
 def test_mean_only_with_kl_to_pi_ref_reaches_its_fixed_point_in_one_step() -> None:
     p_ref, beta, eps = HARD_GRID
-    z = variants.iterate_logit(p_ref, beta, eps, 4, "mean", 1.0)
+    z = variants.iterate_logit(p_ref, beta, eps, n=4, normalization="mean", alpha=1.0)
     assert np.array_equal(z[1], z[4]) and np.array_equal(z[1], z[2])
     assert np.allclose(z[1] - z[0], 1.0 / beta, rtol=1e-12)
     assert np.array_equal(z[:, :, :, 0], z[:, :, :, -1])  # eps plays no role
 
 
 def test_mirror_increases_without_bound() -> None:
-    z = variants.iterate_logit(1e-3, 2.0, 1e-5, 50, "mean", 0.0)
+    z = variants.iterate_logit(1e-3, 2.0, 1e-5, n=50, normalization="mean", alpha=0.0)
     assert np.allclose(z - z[0], np.arange(51) / 2.0)
-    zv = variants.iterate_logit(1e-3, 2.0, 1e-5, 50, "mean_var", 0.0)
+    zv = variants.iterate_logit(1e-3, 2.0, 1e-5, n=50, normalization="mean_var", alpha=0.0)
     steps = np.diff(zv)
     assert np.all(steps >= 1 / (2.0 * np.sqrt(0.25 + 1e-5)) * (1 - 1e-12))
     assert np.all(steps <= 1 / (2.0 * np.sqrt(1e-5)) * (1 + 1e-12))
@@ -133,8 +138,10 @@ def test_effective_beta_turns_variance_normalisation_into_mean_only() -> None:
     z = np.linspace(-30, 30, 121)
     for eps in (0.0, 1e-5, 1e-2):
         for alpha in (0.0, 0.5, 1.0):
-            mv = variants.variant_logit_map(z, -2.0, 3.0, eps, "mean_var", alpha)
-            mo = variants.variant_logit_map(z, -2.0, variants.effective_beta(z, 3.0, eps), eps, "mean", alpha)
+            mv = variants.variant_logit_map(z, -2.0, 3.0, eps, normalization="mean_var", alpha=alpha)
+            mo = variants.variant_logit_map(
+                z, -2.0, variants.effective_beta(z, 3.0, eps), eps, normalization="mean", alpha=alpha
+            )
             assert np.allclose(mv, mo, rtol=1e-13)
 
 
@@ -160,10 +167,12 @@ def test_bad_input_raises_value_error_naming_the_parameter(kwargs: dict, match: 
 
 
 def test_alpha_broadcasts_like_the_other_parameters() -> None:
-    z = variants.iterate_logit(0.01, 2.0, 1e-5, 5, "mean_var", np.array([0.0, 0.5, 1.0]))
+    z = variants.iterate_logit(0.01, 2.0, 1e-5, n=5, normalization="mean_var", alpha=np.array([0.0, 0.5, 1.0]))
     assert z.shape == (6, 3)
     for i, alpha in enumerate((0.0, 0.5, 1.0)):
-        assert np.array_equal(z[:, i], variants.iterate_logit(0.01, 2.0, 1e-5, 5, "mean_var", alpha))
+        assert np.array_equal(
+            z[:, i], variants.iterate_logit(0.01, 2.0, 1e-5, n=5, normalization="mean_var", alpha=alpha)
+        )
 
 
 # ---------------------------------------------------------------- the dynamics machinery on a variant
@@ -180,16 +189,19 @@ def test_variant_follows_the_protocol_and_validates() -> None:
         Variant("mean", [0.1, 0.2])
 
 
-def test_v1_variant_gives_the_same_verdicts_as_the_default() -> None:
+def test_the_papers_variant_gives_the_same_verdicts_as_the_default() -> None:
     p_ref, beta = np.geomspace(1e-4, 0.99, 12)[:, None], np.geomspace(1e-2, 30, 12)[None, :]
     for eps in (0.0, 1e-5, 1e-2):
-        default, explicit = classify_orbits(p_ref, beta, eps), classify_orbits(p_ref, beta, eps, variant=V1)
+        default, explicit = classify_orbits(p_ref, beta, eps), classify_orbits(p_ref, beta, eps, variant=Variant())
         for field in ("kind", "period", "lyapunov", "limit_logits"):
             assert np.array_equal(getattr(default, field), getattr(explicit, field), equal_nan=True)
-        fp, fv = dynamics.fixed_points_grid(p_ref, beta, eps), dynamics.fixed_points_grid(p_ref, beta, eps, variant=V1)
+        fp, fv = (
+            dynamics.fixed_points_grid(p_ref, beta, eps),
+            dynamics.fixed_points_grid(p_ref, beta, eps, variant=Variant()),
+        )
         assert np.array_equal(fp.logits, fv.logits, equal_nan=True) and np.array_equal(fp.counts, fv.counts)
         assert np.array_equal(fp.slopes, fv.slopes, equal_nan=True)
-    assert dynamics.attractor(1e-3, 5.0, 1e-5, variant=V1) == dynamics.attractor(1e-3, 5.0, 1e-5)
+    assert dynamics.attractor(1e-3, 5.0, 1e-5, variant=Variant()) == dynamics.attractor(1e-3, 5.0, 1e-5)
 
 
 @SETTINGS
@@ -284,8 +296,10 @@ def test_closed_form_matches_the_numerical_solver(normalization: str, alpha: flo
     for _ in range(2):
         pi_ref, pi_prev, reward = _instance(rng)
         beta = 10 ** rng.uniform(-1, 1)
-        closed = variants.policy_step(pi_ref, pi_prev, reward, beta, eps, normalization, alpha)
-        numeric = variants.solve_policy_step(pi_ref, pi_prev, reward, beta, eps, normalization, alpha)
+        closed = variants.policy_step(pi_ref, pi_prev, reward, beta, eps, normalization=normalization, alpha=alpha)
+        numeric = variants.solve_policy_step(
+            pi_ref, pi_prev, reward, beta, eps, normalization=normalization, alpha=alpha
+        )
         assert np.max(np.abs(closed - numeric)) < 1e-10
 
 
@@ -302,8 +316,10 @@ def test_policy_step_at_the_defaults_is_theorem1_and_solver_defaults_are_unchang
 
 def test_a_wrong_anchor_is_caught_by_the_solver() -> None:
     pi_ref, pi_prev, reward = _instance(np.random.default_rng(4))
-    numeric = variants.solve_policy_step(pi_ref, pi_prev, reward, 1.0, 1e-5, "mean_var", 0.5)
-    wrong = variants.policy_step(pi_ref, pi_prev, reward, 1.0, 1e-5, "mean_var", 1.0)  # anchor pi_ref only
+    numeric = variants.solve_policy_step(pi_ref, pi_prev, reward, 1.0, 1e-5, normalization="mean_var", alpha=0.5)
+    wrong = variants.policy_step(
+        pi_ref, pi_prev, reward, 1.0, 1e-5, normalization="mean_var", alpha=1.0
+    )  # anchor pi_ref only
     assert np.max(np.abs(wrong - numeric)) > 1e-3
 
 
@@ -312,15 +328,15 @@ def test_supports_zeros_and_mean_only_at_p_prev_zero() -> None:
     pi_prev = np.array([0.4, 0.0, 0.3, 0.3])
     reward = np.array([1.0, 1.0, 0.0, 0.0])
     for alpha, zero in ((1.0, [0]), (0.0, [1]), (0.5, [0, 1])):
-        closed = variants.policy_step(pi_ref, pi_prev, reward, 1.0, 1e-3, "mean_var", alpha)
+        closed = variants.policy_step(pi_ref, pi_prev, reward, 1.0, 1e-3, normalization="mean_var", alpha=alpha)
         assert np.all(closed[zero] == 0) and closed.sum() == pytest.approx(1.0)
-        numeric = variants.solve_policy_step(pi_ref, pi_prev, reward, 1.0, 1e-3, "mean_var", alpha)
+        numeric = variants.solve_policy_step(pi_ref, pi_prev, reward, 1.0, 1e-3, normalization="mean_var", alpha=alpha)
         assert np.allclose(closed, numeric, atol=1e-12)
     failing = np.array([0.0, 0.0, 0.5, 0.5])  # p_prev = 0: mean-only is defined even with eps = 0
-    step = variants.policy_step(pi_ref, failing, reward, 1.0, 0.0, "mean", 1.0)
+    step = variants.policy_step(pi_ref, failing, reward, 1.0, 0.0, normalization="mean", alpha=1.0)
     assert np.isclose(step @ reward, expit(logit(0.5) + 1.0))
     with pytest.raises(ValueError, match="p_prev"):
-        variants.policy_step(pi_ref, failing, reward, 1.0, 0.0, "mean_var", 1.0)
+        variants.policy_step(pi_ref, failing, reward, 1.0, 0.0, normalization="mean_var", alpha=1.0)
 
 
 @pytest.mark.parametrize("normalization", NORMALIZATIONS)
@@ -328,8 +344,8 @@ def test_supports_zeros_and_mean_only_at_p_prev_zero() -> None:
 def test_tabular_orbit_from_pi_ref_follows_the_logit_recursion(normalization: str, alpha: float) -> None:
     rng = np.random.default_rng(5)
     pi_ref, _, reward = _instance(rng)
-    p = variants.policy_orbit(pi_ref, reward, 1.5, 1e-2, 12, normalization, alpha) @ reward
-    predicted = variants.iterate(float(pi_ref @ reward), 1.5, 1e-2, 12, normalization, alpha)
+    p = variants.policy_orbit(pi_ref, reward, 1.5, 1e-2, n=12, normalization=normalization, alpha=alpha) @ reward
+    predicted = variants.iterate(float(pi_ref @ reward), 1.5, 1e-2, 12, normalization=normalization, alpha=alpha)
     assert np.allclose(p, predicted, rtol=1e-11, atol=1e-14)
 
 
@@ -337,13 +353,18 @@ def test_renyi_term_vanishes_from_pi_ref_and_corrects_the_recursion_otherwise() 
     rng = np.random.default_rng(6)
     pi_ref, pi_0, reward = _instance(rng)
     for alpha in (0.3, 0.7):
-        from_ref = variants.policy_orbit(pi_ref, reward, 2.0, 1e-5, 6, "mean_var", alpha)
-        assert max(abs(variants.renyi_correction(pi_ref, pi, reward, alpha)) for pi in from_ref) < 1e-12
-        other = variants.policy_orbit(pi_ref, reward, 2.0, 1e-5, 6, "mean", alpha, pi_0=pi_0)
+        from_ref = variants.policy_orbit(pi_ref, reward, 2.0, 1e-5, n=6, normalization="mean_var", alpha=alpha)
+        assert max(abs(variants.renyi_correction(pi_ref, pi, reward, alpha=alpha)) for pi in from_ref) < 1e-12
+        other = variants.policy_orbit(pi_ref, reward, 2.0, 1e-5, n=6, normalization="mean", alpha=alpha, pi_0=pi_0)
         z_next = logit(other[1:] @ reward)
-        corr = [variants.renyi_recursion_logit(pi_ref, pi, reward, 2.0, 1e-5, "mean", alpha) for pi in other[:-1]]
+        corr = [
+            variants.renyi_recursion_logit(pi_ref, pi, reward, 2.0, 1e-5, normalization="mean", alpha=alpha)
+            for pi in other[:-1]
+        ]
         plain = [
-            variants.renyi_recursion_logit(pi_ref, pi, reward, 2.0, 1e-5, "mean", alpha, corrected=False)
+            variants.renyi_recursion_logit(
+                pi_ref, pi, reward, 2.0, 1e-5, normalization="mean", alpha=alpha, corrected=False
+            )
             for pi in other[:-1]
         ]
         assert np.allclose(z_next, corr, atol=1e-12)
@@ -358,31 +379,31 @@ def test_renyi_divergence_and_its_bad_inputs() -> None:
     with pytest.raises(ValueError, match="valid range is 0 < alpha < 1"):
         variants.renyi_divergence(p, q, 1.0)
     with pytest.raises(ValueError, match="both sets carry mass"):
-        variants.renyi_correction([0.5, 0.5], [0.5, 0.5], [1.0, 1.0], 0.5)
+        variants.renyi_correction([0.5, 0.5], [0.5, 0.5], [1.0, 1.0], alpha=0.5)
     with pytest.raises(ValueError, match="pi_prev has shape"):
         variants.policy_step([0.5, 0.5], [1.0], [1.0, 0.0], 1.0, 1e-5)
     with pytest.raises(ValueError, match="alpha=2"):
-        variants.policy_step([0.5, 0.5], [0.5, 0.5], [1.0, 0.0], 1.0, 1e-5, "mean", 2)
+        variants.policy_step([0.5, 0.5], [0.5, 0.5], [1.0, 0.0], 1.0, 1e-5, normalization="mean", alpha=2)
 
 
 def test_expected_reward_of_the_mean_only_step_is_the_logit_shift() -> None:
     pi_ref, pi_prev, reward = _instance(np.random.default_rng(8))
-    step = variants.policy_step(pi_ref, pi_ref, reward, 0.5, 1e-5, "mean", 1.0)
+    step = variants.policy_step(pi_ref, pi_ref, reward, 0.5, 1e-5, normalization="mean", alpha=1.0)
     assert logit(expected_reward(step, reward)) == pytest.approx(logit(pi_ref @ reward) + 2.0, rel=1e-12)
 
 
 def test_centred_advantage_and_the_new_validators() -> None:
     from grpo_nb.validation import check_alpha, check_normalization
-    from grpo_nb.weights import centred_advantage
+    from grpo_nb.weights import mean_only_advantage
 
     r = np.array([[1.0, 0.0, 1.0, 1.0], [0.0, 0.0, 0.0, 0.0]])
     p = r.mean(axis=1, keepdims=True)
-    assert np.array_equal(centred_advantage(r, p), r - p)
-    assert centred_advantage(0, 0.0) == 0.0 and centred_advantage(1, 1.0) == 0.0  # defined at p = 0 and 1
+    assert np.array_equal(mean_only_advantage(r, p), r - p)
+    assert mean_only_advantage(0, 0.0) == 0.0 and mean_only_advantage(1, 1.0) == 0.0  # defined at p = 0 and 1
     with pytest.raises(ValueError, match="reward contains 0.5"):
-        centred_advantage([0.5], 0.5)
+        mean_only_advantage([0.5], 0.5)
     with pytest.raises(ValueError, match="p=1.5"):
-        centred_advantage([1.0], 1.5)
+        mean_only_advantage([1.0], 1.5)
     assert np.array_equal(check_alpha([0.0, 1.0]), [0.0, 1.0]) and check_normalization("mean") == "mean"
     with pytest.raises(ValueError, match=r"alpha=-0\.5 is out of range; valid range is 0 <= alpha <= 1"):
         check_alpha([0.5, -0.5])

@@ -94,7 +94,9 @@ def step_factor_check(bandits: Mapping[str, Bandit], groups: Sequence[int]) -> S
                 gap = max(
                     gap,
                     float(
-                        np.abs(exact_moments(logits, reward, G, est).mean - c * exact_gradient(logits, reward)).max()
+                        np.abs(
+                            exact_moments(logits, reward, G, estimator=est).mean - c * exact_gradient(logits, reward)
+                        ).max()
                     ),
                 )
                 factors.append(c)
@@ -136,18 +138,18 @@ def _two_answer_runs(
     """Algorithm 1 on n_seeds copies of a prompt with one correct and one wrong answer (independent groups per copy,
     one run): p_0..p_n, shape (n+1, n_seeds)."""
     task = make_task(np.full(n_seeds, p_ref), n_outcomes=2, seed=seed)
-    run = algorithm1(task, beta=beta, eps=eps, G=G, mu=mu, lr=lr, n_iterations=n, seed=seed, **options)
+    run = algorithm1(task, beta=beta, eps=eps, G=G, mu=mu, lr=lr, n=n, seed=seed, **options)
     return run.p_true
 
 
 def replay_check(
-    p_ref: Sequence[float], beta: float, eps: float, G: int, mu: int, lr: float, n: int, seed: int = 0
+    p_ref: Sequence[float], beta: float, eps: float, *, G: int, mu: int, lr: float, n: int, seed: int = 0
 ) -> float:
     """Section "The finite-group recursion on a two-answer prompt": run tabular Algorithm 1 on two-answer prompts,
     then replay each trajectory with the one-logit recursion (:func:`step_logits`, rule "inner_loop") fed the run's
     own group counts. Returns max |p_n(run) - p_n(replay)|."""
     task = make_task(np.asarray(p_ref, dtype=float), n_outcomes=2, seed=seed)
-    run = algorithm1(task, beta=beta, eps=eps, G=G, mu=mu, lr=lr, n_iterations=n, seed=seed)
+    run = algorithm1(task, beta=beta, eps=eps, G=G, mu=mu, lr=lr, n=n, seed=seed)
     worst = 0.0
     for q, p0 in enumerate(task.p_ref):
         model = StepModel(p0, beta, eps, G, rule="inner_loop", mu=mu, lr=lr)
@@ -215,8 +217,8 @@ def trajectory_comparison(
     p_ref: float,
     beta: float,
     eps: float,
-    groups: Sequence[int],
     *,
+    groups: Sequence[int],
     mu: int,
     lr: float,
     n: int,
@@ -234,7 +236,7 @@ def trajectory_comparison(
 
 
 def expected_map_curves(
-    p_ref: float, beta: float, eps: float, groups: Sequence[int], p: np.ndarray
+    p_ref: float, beta: float, eps: float, *, groups: Sequence[int], p: np.ndarray
 ) -> dict[str, np.ndarray]:
     """Section "The finite-group recursion on a two-answer prompt": the exact expected maps on the grid ``p``, h, H_G
     (Algorithm 1's inner problem solved, groups kept) and the plug-in model's E[h(K/G)] for each G. Returns
@@ -282,10 +284,7 @@ def iterations_gap(
     p_ref = np.asarray(p_ref, dtype=float)
     task = make_task(p_ref, n_outcomes=8, seed=0)
     book = np.array(
-        [
-            algorithm1(task, beta=beta, eps=eps, G=G, mu=mu, lr=lr, n_iterations=n, seed=s).p_true[-1]
-            for s in range(book_seeds)
-        ]
+        [algorithm1(task, beta=beta, eps=eps, G=G, mu=mu, lr=lr, n=n, seed=s).p_true[-1] for s in range(book_seeds)]
     )
     many8 = (
         algorithm1(
@@ -295,7 +294,7 @@ def iterations_gap(
             G=G,
             mu=mu,
             lr=lr,
-            n_iterations=n,
+            n=n,
             seed=1,
         )
         .p_true[-1]
@@ -386,7 +385,7 @@ class ZeroVarianceStudy:
 
 
 def zero_variance_study(
-    p_ref: float, beta: float, eps: float, G: int, *, mu: int, lr: float, n: int, n_seeds: int, seed: int = 0
+    p_ref: float, beta: float, eps: float, *, G: int, mu: int, lr: float, n: int, n_seeds: int, seed: int = 0
 ) -> ZeroVarianceStudy:
     """Section "Groups without signal, and dynamic sampling": keep, drop or resample the groups without signal; per
     rule the law (Algorithm 1's mu, lr), the maximiser's law, Algorithm 1 runs (two answers, ``no_signal`` option)
@@ -447,11 +446,11 @@ def burst_statistics(
     p_ref: float,
     beta: float,
     eps: float,
-    groups: Sequence[int],
     *,
+    groups: Sequence[int],
     n: int,
     n_chains: int,
-    burn_in: int = 20,
+    transient: int = 20,
     seed: int = 0,
     n_shown: int = 80,
 ) -> BurstStatistics:
@@ -461,7 +460,7 @@ def burst_statistics(
     cycle = np.array(attractor(p_ref, beta, eps))
     rows, facts = [], {name: {} for name in ("at_ref", "burst", "reset", "alternating", "mean", "path")}
     for G in groups:
-        p = simulate_chain(StepModel(p_ref, beta, eps, G), n, n_chains, seed=seed + G)[burn_in:]
+        p = simulate_chain(StepModel(p_ref, beta, eps, G), n, n_chains, seed=seed + G)[transient:]
         at_ref = np.isclose(p, p_ref, rtol=1e-12, atol=0.0)
         burst = p > 0.5
         after = at_ref[1:][burst[:-1]]

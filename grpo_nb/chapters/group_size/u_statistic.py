@@ -68,7 +68,7 @@ __all__ = [
 Bandit = tuple[np.ndarray, np.ndarray]
 
 
-def bandits(values: Sequence[float] = (0.2, 0.5, 0.85), n_answers: int = 6, n_correct: int = 2, seed: int = 3):
+def bandits(values: Sequence[float] = (0.2, 0.5, 0.85), n_answers: int = 6, n_correct: int = 2, *, seed: int = 3):
     """{label: (logits, reward)}: one bandit per success probability V, n_correct of n_answers answers correct
     (the split of probability within the correct and the wrong answers is seeded, :func:`make_task`). Section "A
     softmax bandit where everything is exact" defines the chapter's three bandits with it."""
@@ -99,16 +99,16 @@ class Lemma1Check:
     worst: float
 
 
-def lemma1_check(bandit: Bandit, groups: Sequence[int], n_groups: int = 500, seed: int = 0) -> Lemma1Check:
+def lemma1_check(bandit: Bandit, groups: Sequence[int], n_groups: int = 500, *, seed: int = 0) -> Lemma1Check:
     """Section "Four estimators from one group": on n_groups random groups per G, max |pairwise U-statistic -
     leave-one-out GRPO estimate| and max |full-mean estimate - (G-1)/G leave-one-out estimate|."""
     logits, reward = bandit
     rows, worst = [], 0.0
     for G in groups:
         o = sample_outcomes(logits, G, n_groups, seed=seed + G)
-        loo = estimates_from_outcomes(logits, reward, o, "grpo")
+        loo = estimates_from_outcomes(logits, reward, o, estimator="grpo")
         u_gap = float(np.abs(pairwise_kernel_average(logits, reward, o) - loo).max())
-        full = estimates_from_outcomes(logits, reward, o, "grpo_full_mean")
+        full = estimates_from_outcomes(logits, reward, o, estimator="grpo_full_mean")
         f_gap = float(np.abs(full - (G - 1) / G * loo).max())
         scale = f"{np.abs(loo).max():.3f}"
         rows.append((str(G), str(n_groups), bound(u_gap, LEMMA1_TOL), bound(f_gap, LEMMA1_TOL), scale))
@@ -137,8 +137,8 @@ def exact_routes(bandit: Bandit, groups: Sequence[int]) -> ExactRoutes:
     rows, worst = [], 0.0
     for G in groups:
         for est in ESTIMATORS:
-            by_count = exact_moments(logits, reward, G, est).mse
-            enum = enumerate_moments(logits, reward, G, est).mse
+            by_count = exact_moments(logits, reward, G, estimator=est).mse
+            enum = enumerate_moments(logits, reward, G, estimator=est).mse
             formula = float(hc.grpo_mse(G)) if est == "grpo" else float("nan")
             gap = max(abs(enum / by_count - 1), abs(formula / by_count - 1) if est == "grpo" else 0.0)
             worst = max(worst, gap)
@@ -197,6 +197,7 @@ def mse_curves(
     bandits_: Mapping[str, Bandit],
     groups: Sequence[int],
     n_groups: int,
+    *,
     estimators: Sequence[str] = ("vanilla", "grpo", "oracle"),
     seed: int = 0,
 ) -> MSECurves:
@@ -210,12 +211,13 @@ def mse_curves(
             vals, hws, exs = [], [], []
             for i, G in enumerate(groups):
                 err = np.sum(
-                    (gradient_estimates(logits, reward, G, n_groups, est, seed + 1000 * b + 100 * e + i) - theta) ** 2,
+                    (gradient_estimates(logits, reward, G, n_groups, est, seed=seed + 1000 * b + 100 * e + i) - theta)
+                    ** 2,
                     axis=1,
                 )
                 vals.append(err.mean())
                 hws.append(1.96 * err.std(ddof=1) / np.sqrt(n_groups))
-                exs.append(exact_moments(logits, reward, G, est).mse)
+                exs.append(exact_moments(logits, reward, G, estimator=est).mse)
             mc[label, est], half[label, est], exact[label, est] = map(np.array, (vals, hws, exs))
     return MSECurves(np.asarray(groups), mc, half, exact, n_groups)
 
@@ -271,7 +273,7 @@ class DifficultyScan:
 
 
 def difficulty_scan(
-    levels: Sequence[float], n_prompts: int = 16, n_answers: int = 6, spread: float = 0.3, seed: int = 0
+    levels: Sequence[float], n_prompts: int = 16, n_answers: int = 6, *, spread: float = 0.3, seed: int = 0
 ) -> DifficultyScan:
     """Section "Minibatches and a fixed sampling budget": for prompt sets whose success probabilities scatter
     (log-normally, sd ``spread``) around each level, the constants C1, C2, C3 and the optimal group size
@@ -324,8 +326,8 @@ def normalisation_table(bandits_: Mapping[str, Bandit], groups: Sequence[int]) -
         std_limit, u_limit = normalised_leading_constants(logits, reward)
         rel, scaled, u_scaled = [], [], []
         for G in groups:
-            m = exact_moments(logits, reward, G, "grpo_std")
-            u = exact_moments(logits, reward, G, "grpo").mse / (v * (1 - v))
+            m = exact_moments(logits, reward, G, estimator="grpo_std")
+            u = exact_moments(logits, reward, G, estimator="grpo").mse / (v * (1 - v))
             rel.append(float(np.linalg.norm(m.bias) / np.linalg.norm(m.target)))
             scaled.append(G * m.mse)
             u_scaled.append(G * u)
