@@ -6,6 +6,9 @@ under the default settings. Every other chapter's nbval run is its run alone on 
 the command line (``pytest book/intro.ipynb``) is collected whatever it is. nbval leaves widget views out of its
 comparison (``tests/nbval_widgets.py``).
 
+Order: the longest test files (the chapters run alone and at other seeds, minutes each) are collected first, so
+that ``--dist loadfile`` starts them at once and the short tests fill the workers' last minutes.
+
 Tiers: every test gets the marker of its folder, so that one tier runs alone (``pytest -m unit``, the fast tier):
 ``unit`` (tests/unit/: grpo_nb itself), ``chapters`` (tests/chapters/ and nbval over book/*.ipynb) and ``book``
 (tests/book/: the build and the browser). Tests at the top of tests/ (the ipywidgets explorers in fresh kernels) are
@@ -23,6 +26,13 @@ from tests.nbval_widgets import compare_without_widget_views
 
 ROOT = Path(__file__).resolve().parent
 TIERS = {"unit": "unit", "chapters": "chapters", "book": "book"}
+LONGEST_FIRST = (  # test files under tests/chapters/, longest first
+    "test_chapter_seeds_parametric_grpo_a.py",
+    "test_chapter_seeds_parametric_grpo_b.py",
+    "test_chapters_alone.py",
+    "test_chapter_seeds.py",
+    "test_chapter_seeds_trl_grpo.py",
+)
 BOOK = ROOT / "book"
 
 
@@ -44,6 +54,8 @@ def tier(path: Path) -> str:
 
 
 def pytest_collection_modifyitems(items) -> None:
+    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(Path(item.fspath).name, len(rank)))  # stable: the rest keep their order
     for item in items:
         item.add_marker(getattr(pytest.mark, tier(Path(item.fspath))))
     compare_without_widget_views(items)

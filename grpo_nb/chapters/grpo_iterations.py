@@ -30,6 +30,7 @@ from grpo_nb.weights import stabilised_advantage
 __all__ = [
     "ClipRatios",
     "GroupGradient",
+    "OneStepGaps",
     "clip_ratios",
     "expected_group_gradient",
     "mean_one_step_gap",
@@ -41,8 +42,17 @@ def _p_gaps(run: Algorithm1Run, p_ref: object, beta: float, eps: float) -> np.nd
     return np.abs(run.p_true[1:] - h(run.p_true[:-1], p_ref, beta, eps))
 
 
-def one_step_gaps(run: Algorithm1Run, task: TabularTask, p_ref: object, beta: float, eps: float) -> tuple[float, float]:
-    """(max_n,q |p_n - h(p_{n-1})|, max_n,q TV(pi_n, grpo_step(pi_ref, pi_{n-1}))) of a run on ``task``.
+@dataclass(frozen=True)
+class OneStepGaps:
+    """:func:`one_step_gaps`: a run's largest one-step gap to the recursion, max_n,q |p_n - h(p_{n-1})|, and to
+    Theorem 1's policy, max_n,q TV(pi_n, grpo_step(pi_ref, pi_{n-1}))."""
+
+    p_gap: float
+    tv: float
+
+
+def one_step_gaps(run: Algorithm1Run, task: TabularTask, p_ref: object, beta: float, eps: float) -> OneStepGaps:
+    """A run's one-step gaps on ``task`` (section "From parameters to policies").
 
     ``p_ref`` is the reference success probability per prompt used in h (the task's, as the chapter states it).
     """
@@ -52,7 +62,7 @@ def one_step_gaps(run: Algorithm1Run, task: TabularTask, p_ref: object, beta: fl
         for n in range(pol.shape[0] - 1)
         for q in range(pol.shape[1])
     )
-    return float(_p_gaps(run, p_ref, beta, eps).max()), tv
+    return OneStepGaps(float(_p_gaps(run, p_ref, beta, eps).max()), tv)
 
 
 def mean_one_step_gap(run: Algorithm1Run, p_ref: object, beta: float, eps: float) -> float:

@@ -3,7 +3,7 @@ asserts need; the section of the chapter that uses each is named in brackets.
 
 * :func:`solver_agreement` ("The optimal policy of every variant"): every closed-form policy against the numerical
   solver of :mod:`grpo_nb.tabular`.
-* :func:`recursion_agreement`, :func:`orbit_row`, :func:`orbit_table` ("The success recursion in logit form"):
+* :func:`recursion_agreement`, :func:`variant_orbit`, :func:`orbit_table` ("The success recursion in logit form"):
   tabular runs from pi_0 = pi_ref against :func:`grpo_nb.variants.iterate`, and each variant's orbit.
 * :func:`mean_only_fixed_point` ("Mean-only normalisation with KL to pi_ref: one step"): it reaches its fixed point in
   one step.
@@ -11,7 +11,7 @@ asserts need; the section of the chapter that uses each is named in brackets.
   p = 1.
 * :func:`renyi_check` ("The Rényi term vanishes from pi_0 = pi_ref"): the Rényi correction vanishes from pi_ref, and
   from any other start it is what the one-dimensional recursion misses; it decays like (1 - alpha)^{2n}.
-* :func:`fixed_point_comparison`, :func:`fixed_point_rows`, :func:`fixed_point_table` ("The fixed points, against
+* :func:`fixed_point_comparison`, :func:`variant_fixed_points`, :func:`fixed_point_table` ("The fixed points, against
   alpha = 1"): alpha < 1 against alpha = 1: the fixed points are Theorem 2's at alpha beta.
 * :func:`regime_survey` and :func:`cycle_frontier` ("What alpha does to the regimes, and to the cycles"): the regime
   maps of the variants, and where their cycles live.
@@ -57,20 +57,22 @@ __all__ = [
     "RegimeSurvey",
     "RenyiCheck",
     "SolverAgreement",
+    "VariantFixedPoint",
+    "VariantOrbit",
     "cycle_frontier",
     "effective_beta_check",
     "fixed_point_comparison",
-    "fixed_point_rows",
     "fixed_point_table",
     "mean_only_fixed_point",
     "mirror_survey",
-    "orbit_row",
     "orbit_table",
     "random_instance",
     "recursion_agreement",
     "regime_survey",
     "renyi_check",
     "solver_agreement",
+    "variant_fixed_points",
+    "variant_orbit",
 ]
 
 NORMALIZATIONS = ("mean_var", "mean")
@@ -591,8 +593,19 @@ def effective_beta_check(
     return EffectiveBetaCheck(Table(headers, rows, ".3g"), map_err, policy_err, sandwich, touch)
 
 
-def orbit_row(variant: Variant, p_ref: float, beta: float, eps: float) -> list:
-    """[variant, number of fixed points, kind of the orbit from p_ref, its limit set] (the dynamics machinery)."""
+@dataclass(frozen=True)
+class VariantOrbit:
+    """:func:`variant_orbit`: a variant's number of fixed points, the kind of its orbit from p_ref and the orbit's
+    limit set as shown (section "The success recursion in logit form")."""
+
+    label: str
+    n_fixed_points: int
+    verdict: str
+    limit: str
+
+
+def variant_orbit(variant: Variant, p_ref: float, beta: float, eps: float) -> VariantOrbit:
+    """A variant's fixed points counted and its orbit from p_ref classified (the dynamics machinery)."""
     kind = orbit_kind(p_ref, beta, eps, variant=variant)
     summary = classify_orbits(p_ref, beta, eps, variant=variant)
     verdict = {"fixed_point": "fixed point", "chaotic": "chaotic"}.get(kind.kind, f"cycle, period {kind.period}")
@@ -601,23 +614,39 @@ def orbit_row(variant: Variant, p_ref: float, beta: float, eps: float) -> list:
     escaped = bool(np.isposinf(limit).all())
     verdict = "runs to p = 1" if escaped else verdict
     shown = "1 (logit +∞)" if escaped else " ↔ ".join(f"{expit(z):.4g}" for z in np.sort(limit))
-    return [variant.label, len(fixed_points(p_ref, beta, eps, variant=variant)), verdict, shown]
+    return VariantOrbit(variant.label, len(fixed_points(p_ref, beta, eps, variant=variant)), verdict, shown)
 
 
-def orbit_table(rows: Sequence[list]) -> Table:
-    """The rows of :func:`orbit_row` as a table."""
+def orbit_table(orbits: Sequence[VariantOrbit]) -> Table:
+    """The :class:`VariantOrbit` of each variant as a table."""
+    rows = [[o.label, o.n_fixed_points, o.verdict, o.limit] for o in orbits]
     return Table(["variant", "fixed points", "orbit from p_ref", "limit p"], rows, ".4g")
 
 
-def fixed_point_rows(p_ref: float, beta: float, eps: float, *, alphas: Sequence[float]) -> list[list]:
-    """[alpha, index, p*, logit p*, multiplier, stable] for every fixed point of mean+var at each alpha."""
-    rows = []
-    for alpha in alphas:
-        for i, fp in enumerate(fixed_points(p_ref, beta, eps, variant=Variant("mean_var", alpha))):
-            rows.append([alpha, i, fp.p, fp.logit, fp.slope, fp.stable])
-    return rows
+@dataclass(frozen=True)
+class VariantFixedPoint:
+    """One fixed point of mean+var at one alpha (:func:`variant_fixed_points`): its index from the lowest, p*, its
+    logit, the multiplier g'(z*) and whether it is stable."""
+
+    alpha: float
+    index: int
+    p: float
+    logit: float
+    multiplier: float
+    stable: bool
 
 
-def fixed_point_table(rows: Sequence[list]) -> Table:
-    """The rows of :func:`fixed_point_rows` as a table."""
+def variant_fixed_points(p_ref: float, beta: float, eps: float, *, alphas: Sequence[float]) -> list[VariantFixedPoint]:
+    """Every fixed point of mean+var at each alpha (section "The fixed points, against alpha = 1", the paper's Fig. 5
+    case)."""
+    return [
+        VariantFixedPoint(alpha, i, fp.p, fp.logit, fp.slope, fp.stable)
+        for alpha in alphas
+        for i, fp in enumerate(fixed_points(p_ref, beta, eps, variant=Variant("mean_var", alpha)))
+    ]
+
+
+def fixed_point_table(points: Sequence[VariantFixedPoint]) -> Table:
+    """The :class:`VariantFixedPoint` list as a table."""
+    rows = [[f.alpha, f.index, f.p, f.logit, f.multiplier, f.stable] for f in points]
     return Table(["α", "fixed point", "p*", "logit p*", "multiplier g′(z*)", "stable"], rows, ".4g")

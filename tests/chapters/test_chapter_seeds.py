@@ -52,3 +52,11 @@ def test_a_seed_fragile_assert_fails_at_another_seed(other_machine, tmp_path):
     assert run(0).returncode == 0  # holds for the seed it was written at ...
     failed = [run(seed) for seed in SEEDS]
     assert any(p.returncode != 0 and "AssertionError" in p.stdout for p in failed)  # ... and not for every seed
+
+
+def test_the_longest_files_are_collected_first():
+    from conftest import LONGEST_FIRST
+
+    here = Path(__file__).parent
+    assert all((here / name).is_file() for name in LONGEST_FIRST)
+    assert {*SPLIT["parametric_grpo"], *SPLIT["trl_grpo"], "test_chapters_alone.py"} <= set(LONGEST_FIRST)

@@ -130,12 +130,12 @@ def test_effective_beta_check_holds_and_catches_a_missing_root(monkeypatch) -> N
     assert bad.map_error > 1e-2 and bad.policy_error > 1e-3
 
 
-def test_orbit_and_fixed_point_rows() -> None:
-    rows = [checks.orbit_row(v, 1e-3, 5.0, 1e-5) for v in checks.ALL_VARIANTS]
-    assert rows[0][2] == "cycle, period 2" and rows[3][2] == "runs to p = 1" and rows[3][3] == "1 (logit +∞)"
-    assert checks.orbit_table(rows).headers[0] == "variant"
-    fp = checks.fixed_point_rows(1e-3, 5.0, 1e-5, alphas=(1.0, 0.5))
-    assert [r[0] for r in fp] == [1.0, 1.0, 1.0, 0.5, 0.5, 0.5] and fp[0][4] < -1 < fp[3][4]
+def test_variant_orbits_and_fixed_points() -> None:
+    orbits = [checks.variant_orbit(v, 1e-3, 5.0, 1e-5) for v in checks.ALL_VARIANTS]
+    assert orbits[0].verdict == "cycle, period 2" and orbits[3].verdict == "runs to p = 1"
+    assert orbits[3].limit == "1 (logit +∞)" and checks.orbit_table(orbits).headers[0] == "variant"
+    fp = checks.variant_fixed_points(1e-3, 5.0, 1e-5, alphas=(1.0, 0.5))
+    assert [f.alpha for f in fp] == [1.0, 1.0, 1.0, 0.5, 0.5, 0.5] and fp[0].multiplier < -1 < fp[3].multiplier
     assert checks.fixed_point_table(fp).headers[-1] == "stable"
 
 

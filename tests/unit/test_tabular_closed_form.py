@@ -139,7 +139,7 @@ def test_other_bad_inputs() -> None:
 
 
 def test_step_inputs_are_read_by_name() -> None:
-    step = check_step_inputs([0.25, 0.75], [0.5, 0.5], [1, 0], 2.0, 1e-5, "mean")
+    step = check_step_inputs([0.25, 0.75], [0.5, 0.5], [1, 0], 2.0, 1e-5, normalization="mean")
     assert isinstance(step, StepInputs) and step.p_prev == 0.5 and step.normalization == "mean"
     assert (step.beta, step.eps) == (2.0, 1e-5) and list(step.reward) == [1.0, 0.0] and step.pi_ref[1] == 0.75
     with pytest.raises(ValueError, match="pi_prev has shape"):
