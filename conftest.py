@@ -6,7 +6,8 @@ under the default settings. Every other chapter's nbval run is its run alone on 
 the command line (``pytest book/intro.ipynb``) is collected whatever it is. nbval leaves widget views out of its
 comparison (``tests/nbval_widgets.py``).
 
-Order: the longest test files (the chapters run alone and at other seeds, minutes each) are collected first, so
+Order: the longest test files (the chapters run alone and at other seeds, and nbval over the training chapter,
+minutes each) are collected first, and xdist keeps that order (``--no-loadscope-reorder`` in pyproject.toml), so
 that ``--dist loadfile`` starts them at once and the short tests fill the workers' last minutes.
 
 Tiers: every test gets the marker of its folder, so that one tier runs alone (``pytest -m unit``, the fast tier):
@@ -26,10 +27,11 @@ from tests.nbval_widgets import compare_without_widget_views
 
 ROOT = Path(__file__).resolve().parent
 TIERS = {"unit": "unit", "chapters": "chapters", "book": "book"}
-LONGEST_FIRST = (  # test files under tests/chapters/, longest first
+LONGEST_FIRST = (  # test files under tests/chapters/ and book/, longest first
     "test_chapter_seeds_parametric_grpo_a.py",
     "test_chapter_seeds_parametric_grpo_b.py",
     "test_chapters_alone.py",
+    "parametric_grpo.ipynb",
     "test_chapter_seeds.py",
     "test_chapter_seeds_trl_grpo.py",
 )
