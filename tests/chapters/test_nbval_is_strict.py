@@ -12,7 +12,7 @@ from tests.book_layout import BOOK, ROOT
 
 
 def _run_nbval(path) -> subprocess.CompletedProcess:
-    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist", "--nbval"]
+    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "0", "--nbval"]  # no workers
     cmd += ["--nbval-sanitize-with", str(ROOT / "tests" / "nbval_sanitize.cfg"), str(path)]
     return subprocess.run(cmd, capture_output=True, text=True, cwd=path.parent, timeout=300)
 
