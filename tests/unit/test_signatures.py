@@ -2,9 +2,9 @@
 
 A public function of ``grpo_nb`` takes at most three parameters by position; the rest are keyword-only. Where the
 model's parameters ``beta, eps`` come after the state they act on (``h(p, p_ref, beta, eps)``,
-``grpo_step(pi_ref, pi_prev, reward, beta, eps)``), everything up to ``eps`` may stay positional. The signatures
-that DESIGN.md lists as the public API stay as listed there. Wherever p_ref, beta and eps (or their grids) are
-parameters by position, they come in that order.
+``grpo_step(pi_ref, pi_prev, reward, beta, eps)``), everything up to ``eps`` may stay positional. The
+signatures of the public API that outside code calls (``PUBLIC_API``) keep their positional parameters. Wherever
+p_ref, beta and eps (or their grids) are parameters by position, they come in that order.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ import pytest
 
 import grpo_nb
 
-#: DESIGN.md's public API: positional parameters as listed there
-DESIGN_API = {
+#: the public API that outside code calls: its positional parameters stay as they are
+PUBLIC_API = {
     "grpo_nb.dynamics.map.iterate": 4,  # iterate(p_ref, beta, eps, n)
     "grpo_nb.variants.map.iterate": 4,  # iterate(p_ref, beta, eps, n, normalization=..., alpha=...)
     "grpo_nb.ustat.estimators.gradient_estimates": 5,  # gradient_estimates(logits, reward, G, n_groups, estimator)
@@ -30,8 +30,8 @@ ORDER = {"p_ref": 0, "p_refs": 0, "beta": 1, "betas": 1, "eps": 2, "eps_values":
 
 def positional_limit(name: str, params: list[str]) -> int:
     """How many parameters ``name`` may take by position (see the module docstring)."""
-    if name in DESIGN_API:
-        return DESIGN_API[name]
+    if name in PUBLIC_API:
+        return PUBLIC_API[name]
     for i in range(3, len(params)):
         if params[i - 1] == "beta" and params[i] == "eps":
             return i + 1
