@@ -9,8 +9,9 @@ Each notebook is executed with the chapter folder as working directory, as nbval
 Widget views (ipywidgets sliders, tqdm.auto progress bars) and the saved widget state are dropped from
 the result: they need a live kernel, so on the hosted book they would be sliders that move nothing and
 finished bars. In Colab, Binder or Jupyter they come back when the cell runs.
-With ``--markdown-only`` only the prose is copied into the existing .ipynb, keeping its outputs (less the
-widget views); it refuses when any code cell differs (then the chapter must be re-executed).
+With ``--markdown-only`` only the prose and the cells' metadata (tags such as ``hide-input``, MyST-NB's figure
+captions) are copied into the existing .ipynb, keeping its outputs (less the widget views); it refuses when any
+code cell's source differs (then the chapter must be re-executed).
 """
 
 from __future__ import annotations
@@ -64,7 +65,8 @@ def _keep_review_noise_out(nb: nbformat.NotebookNode, out: Path) -> None:
 
 
 def copy_markdown(md_path: Path) -> Path:
-    """Copy the Markdown cells of the .md into the .ipynb; code cells (and outputs) must be unchanged."""
+    """Copy the Markdown cells and every cell's metadata of the .md into the .ipynb; code sources (and
+    outputs) must be unchanged."""
     source = jupytext.read(md_path)
     out = md_path.with_suffix(".ipynb")
     nb = nbformat.read(out, as_version=4)
@@ -74,9 +76,13 @@ def copy_markdown(md_path: Path) -> Path:
     for cell, new in zip(nb.cells, source.cells, strict=True):
         if cell.cell_type == "markdown":
             cell.source = new.source
+        execution = cell.metadata.get("execution")
+        cell.metadata = new.metadata
+        if execution is not None:
+            cell.metadata["execution"] = execution
     drop_widget_views(nb)
     nbformat.write(nb, out)
-    print(f"{md_path} -> {out}: Markdown cells copied, outputs kept")
+    print(f"{md_path} -> {out}: Markdown cells and cell metadata copied, outputs kept")
     return out
 
 
@@ -84,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("sources", nargs="+", type=Path, help="MyST .md chapter sources")
     parser.add_argument("--timeout", type=int, default=900, help="per-cell timeout in seconds")
-    parser.add_argument("--markdown-only", action="store_true", help="copy prose only; keep the outputs")
+    parser.add_argument("--markdown-only", action="store_true", help="copy prose and cell metadata only; keep outputs")
     args = parser.parse_args(argv)
     for src in args.sources:
         if src.suffix != ".md":

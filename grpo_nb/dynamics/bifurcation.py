@@ -312,7 +312,7 @@ def finite_group_orbit(
 def logit_map_sympy() -> tuple[sp.Symbol, sp.Symbol, sp.Symbol, sp.Symbol, sp.Expr]:
     """(z, a, beta, eps, g) with g = a + 1/(beta sqrt(v(z) + eps)), v = e^z/(1+e^z)^2: Thm 2 in logit form."""
     z, a = sp.symbols("z a", real=True)
-    beta, eps = sp.symbols("beta epsilon", positive=True)
+    beta, eps = sp.symbols("beta varepsilon", positive=True)
     v = sp.exp(z) / (1 + sp.exp(z)) ** 2
     return z, a, beta, eps, a + 1 / (beta * sp.sqrt(v + eps))
 

@@ -413,7 +413,7 @@ def _convergence_claim() -> Erratum:
 
 def _p_star_one() -> Erratum:
     a = sp.Symbol("a", real=True)
-    beta, eps = sp.symbols("beta epsilon", positive=True)
+    beta, eps = sp.symbols("beta varepsilon", positive=True)
     p_ref = 1 / (1 + sp.exp(-a))
     h_at_one = 1 / (1 + (1 - p_ref) / p_ref * sp.exp(-1 / (beta * sp.sqrt(eps))))  # Eq. (8) at p = 1 (v = 0)
     gap = sp.simplify(1 - h_at_one)

@@ -48,7 +48,7 @@ __all__ = [
     "variance_term",
 ]
 
-P, P_REF, BETA, EPS = sp.symbols("p p_ref beta epsilon", positive=True)
+P, P_REF, BETA, EPS = sp.symbols("p p_ref beta varepsilon", positive=True)
 P_STAR = sp.Symbol("p^*", positive=True)
 #: the clip range of PPO/GRPO (the paper's \epsilon, distinct from the smoothing \varepsilon = EPS)
 CLIP = sp.Symbol("epsilon_clip", positive=True)

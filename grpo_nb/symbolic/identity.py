@@ -80,7 +80,10 @@ _LONG_SIDE = 75
 
 
 def _width(expr: sp.Expr) -> int:
-    return max(len(line) for line in sp.pretty(expr, use_unicode=True, wrap_line=False).splitlines())
+    # sympy's pretty printer spells out the smoothing constant's name (varepsilon); on the page it is one letter
+    one_letter = {s: sp.Symbol("ε") for s in getattr(expr, "free_symbols", ()) if s.name == "varepsilon"}
+    shown = expr.xreplace(one_letter) if one_letter else expr
+    return max(len(line) for line in sp.pretty(shown, use_unicode=True, wrap_line=False).splitlines())
 
 
 _LATEX_RELATIONS = {

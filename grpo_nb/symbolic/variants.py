@@ -36,7 +36,7 @@ __all__ = [
     "variant_identities",
 ]
 
-ALPHA, BETA, EPS = sp.symbols("alpha beta epsilon", positive=True)
+ALPHA, BETA, EPS = sp.symbols("alpha beta varepsilon", positive=True)
 _P, _Z, _A, _T = sp.symbols("p z a t", real=True)
 
 

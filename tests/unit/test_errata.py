@@ -126,5 +126,5 @@ def test_unclipped_deviation_needs_eps_beyond_the_stated_range() -> None:
 
 def test_p_star_one_printed_identity_fails_and_holds_at_eps_zero_limit(entries: list[er.Erratum]) -> None:
     row = _row(entries, "§3, after Proposition 1")
-    eps = sp.Symbol("epsilon", positive=True)
+    eps = sp.Symbol("varepsilon", positive=True)
     assert sp.limit(row.printed_check.lhs, eps, 0, "+") == 1  # only the eps -> 0 limit gives h(1) = 1

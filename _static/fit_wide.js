@@ -1,0 +1,31 @@
+/* On a narrow screen (a phone), a displayed equation or a table printed by a code cell that is wider than the
+   text column is set in a smaller font until it fits, instead of scrolling sideways; no smaller than half of
+   its size (below that it would not be legible). Runs after MathJax has typeset the page, and again when the
+   window changes size. */
+(function () {
+  const MIN_SCALE = 0.5;
+  function fit(el) {
+    el.style.fontSize = "";
+    const box = el.parentElement ? el.parentElement.clientWidth : 0;
+    const wide = el.scrollWidth;
+    if (!box || wide <= box) return;
+    const scale = Math.max(MIN_SCALE, (box - 2) / wide);
+    el.style.fontSize = (100 * scale).toFixed(1) + "%";
+  }
+  function fitAll() {
+    document.querySelectorAll('article mjx-container[display="true"]').forEach(fit);
+    document.querySelectorAll("article table").forEach(fit);
+  }
+  function start() {
+    const mj = window.MathJax;
+    const ready = mj && mj.startup && mj.startup.promise ? mj.startup.promise : Promise.resolve();
+    ready.then(fitAll);
+    let timer = null;
+    window.addEventListener("resize", () => {
+      clearTimeout(timer);
+      timer = setTimeout(fitAll, 100);
+    });
+  }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+  else start();
+})();
