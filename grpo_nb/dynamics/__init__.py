@@ -31,8 +31,8 @@ from grpo_nb.dynamics.regimes import Regime, regime_map
 from grpo_nb.dynamics.uniform_beta import (
     p_up_threshold,
     prompt_beta_bound,
+    safe_betas,
     supremum_bound,
-    uniform_beta,
     unstable_prompts,
 )
 
@@ -62,7 +62,7 @@ __all__ = [
     "p_up_threshold",
     "prompt_beta_bound",
     "regime_map",
+    "safe_betas",
     "supremum_bound",
-    "uniform_beta",
     "unstable_prompts",
 ]

@@ -20,7 +20,7 @@ so the pair (z, beta) fixes the prompt, and z is unstable iff beta < B(z) (Lemma
   convex log(1 + eps/v)). So {Q_a > 1} is one interval (z1, z2), found by brentq on each side of the maximum, and the
   prompt's unstable betas are the open interval (B(z2), B(z1)): its bound beta_q is B(z1).
 
-Consequences (:func:`uniform_beta`): over prompts with p_ref in [p_lo, p_hi] the betas at which some lowest fixed
+Consequences (:func:`safe_betas`): over prompts with p_ref in [p_lo, p_hi] the betas at which some lowest fixed
 point is unstable form one open interval. Its lower end is set by the hardest prompt p_lo (a boundary); its upper end
 by the supremum of B over the fixed points reachable from the range, which is max_p B(p) (:func:`supremum_bound`, an
 interior prompt) as long as the prompt that has B's maximiser as its lowest fixed point lies in the range. At a given
@@ -46,12 +46,12 @@ __all__ = [
     "PUpThreshold",
     "PromptBetaBound",
     "SupremumBound",
-    "UniformBeta",
+    "SafeBetas",
     "UnstablePrompts",
     "p_up_threshold",
     "prompt_beta_bound",
     "supremum_bound",
-    "uniform_beta",
+    "safe_betas",
     "unstable_prompts",
 ]
 
@@ -283,7 +283,7 @@ def p_up_threshold(eps: object) -> PUpThreshold:
 
 
 @dataclass(frozen=True)
-class UniformBeta:
+class SafeBetas:
     """The betas in [beta_min, beta_max] at which some prompt with p_ref in [p_lo, p_hi] has an unstable lowest fixed
     point (Remark 2 with Theorem 4 and Lemma 1), and their complement, the betas safe for every prompt at once.
 
@@ -324,14 +324,14 @@ def _upper_end(z1: float, z2: float, a_hi: float, eps: float) -> tuple[float, fl
     return capped(z), z
 
 
-def uniform_beta(
+def safe_betas(
     eps: object,
     *,
     p_lo: float = 1e-12,
     p_hi: float = 0.5,
     beta_min: float = 1e-3,
     beta_max: float = 1e3,
-) -> UniformBeta:
+) -> SafeBetas:
     """The betas for which some prompt in [p_lo, p_hi] has an unstable lowest fixed point, and the safe rest (Remark 2).
 
     At (z, beta) the prompt is a = z - s(z)/beta; z < 0 is its lowest fixed point, unstable iff beta < B(z) (Lemma 1).
@@ -348,7 +348,7 @@ def uniform_beta(
     span = _unstable_logits(a_lo, eps)
     nan = float("nan")
     if span is None:
-        return UniformBeta(
+        return SafeBetas(
             eps, p_lo, p_hi, beta_min, beta_max, (), ((beta_min, beta_max),), nan, nan, nan, nan, (nan, nan)
         )
     z1, z2 = span
@@ -360,4 +360,4 @@ def uniform_beta(
     if lower < beta_max and upper > beta_min:
         unsafe = ((max(lower, beta_min), min(upper, beta_max)),)
         safe = tuple((lo, hi) for lo, hi in ((beta_min, lower), (upper, beta_max)) if lo <= hi)
-    return UniformBeta(eps, p_lo, p_hi, beta_min, beta_max, unsafe, safe, lower, upper, p_lo, p_ref_upper, (z1, z2))
+    return SafeBetas(eps, p_lo, p_hi, beta_min, beta_max, unsafe, safe, lower, upper, p_lo, p_ref_upper, (z1, z2))
