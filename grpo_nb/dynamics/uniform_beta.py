@@ -13,12 +13,14 @@ so the pair (z, beta) fixes the prompt, and z is unstable iff beta < B(z) (Lemma
 * A lowest fixed point is strictly unstable only if z < 0 (p* < 1/2). On z <= 0, a = z - s(z)/beta increases with z,
   so every z < 0 is the lowest fixed point of its prompt; for z > 0 the lowest fixed point has 0 < g'(z) <= 1 (g(w) > w
   below it), which is never |h'| > 1.
-* B is unimodal on z <= 0, with its one maximum at v = 2 eps/(1 + 12 eps) (p* ~ 2 eps); for eps = 0 it is
-  |sinh(z/2)|, unbounded as z -> -inf.
+* B is unimodal on z <= 0, with its one maximum at v = 2 eps/(1 + 12 eps) (p* ~ 2 eps: d log B/dv = 0 is linear in
+  v); for eps = 0 it is |sinh(z/2)|, unbounded as z -> -inf. Maximisers are found by bounded Brent, to about 1e-8
+  relative in z (the maximum itself to rounding).
 * For a prompt a, its lowest fixed point is unstable at beta = s(z)/(z - a) iff Q_a(z) = B(z)(z - a)/s(z) > 1, and
-  log Q_a is strictly concave on (a, 0) (a sum of log(z - a), log|tanh(z/2)|, log of a concave-log v and minus the
-  convex log(1 + eps/v)). So {Q_a > 1} is one interval (z1, z2), found by brentq on each side of the maximum, and the
-  prompt's unstable betas are the open interval (B(z2), B(z1)): its bound beta_q is B(z1).
+  log Q_a = log(z - a) + log|tanh(z/2)| - log(1 + eps/v(z)) - log 2 is strictly concave on (a, 0): the first two
+  terms are concave there and log(1 + eps/v) = log(1 + 2 eps (1 + cosh z)) is convex. So {Q_a > 1} is one interval
+  (z1, z2), found by brentq on each side of the maximum, and the prompt's unstable betas are the open interval
+  (B(z2), B(z1)): its bound beta_q is B(z1).
 
 Consequences (:func:`safe_betas`): over prompts with p_ref in [p_lo, p_hi] the betas at which some lowest fixed
 point is unstable form one open interval. Its lower end is set by the hardest prompt p_lo (a boundary); its upper end

@@ -148,11 +148,34 @@ def test_a_wrong_formula_for_b_changes_the_supremum_and_the_checks_catch_it(monk
 
     monkeypatch.setattr(ub, "theorem4_beta_bound_logit", {"no_abs": no_abs, "half_power": half_power}[wrong])
     with np.errstate(invalid="ignore"):
-        try:
-            sup = ub.supremum_bound(1e-5)
-        except (ValueError, IndexError):
-            return  # the wrong formula does not even give a fixed point: caught
-    assert supremum_failures(sup, 1e-5) != []
+        if wrong == "no_abs":  # its maximiser is no fixed point of a positive beta: the search stops on bad input
+            with pytest.raises(ValueError, match="beta=-"):
+                ub.supremum_bound(1e-5)
+            return
+        sup, result = ub.supremum_bound(1e-5), ub.safe_betas(1e-5)
+    assert supremum_failures(sup, 1e-5) != [] and safe_set_failures(result, n_beta=3) != []
+
+
+def sign_changes(values: np.ndarray) -> int:
+    """How often a sequence turns between rising and falling."""
+    steps = np.sign(np.diff(values))
+    return int(np.sum(steps[1:] != steps[:-1]))
+
+
+def test_the_shapes_behind_one_interval() -> None:
+    """B is unimodal on z < 0 and log Q_a is concave on (a, 0), so unstable fixed points and betas form intervals."""
+    z = np.linspace(-40, -1e-3, 40001)
+    for eps in (1e-12, *EPS_VALUES, 1.0):
+        assert sign_changes(theorem4_beta_bound(expit(z), eps)) == 1
+        for a in (-27.6, -13.8, -5.0):
+            zz = z[z > a + 1e-3]
+            zz = zz[::40]  # Q_a(z) = B(z) (z - a) sqrt(v + eps), computed here from paper_bounds' B
+            log_q = np.log(
+                theorem4_beta_bound(expit(zz), eps) * (zz - a) * np.sqrt(bernoulli_variance_of_logit(zz) + eps)
+            )
+            assert (np.diff(log_q, 2) < 1e-12).all()
+    # the checks fail where the shape does not hold: two bumps, and a convex curve
+    assert sign_changes(np.sin(np.linspace(0, 4 * np.pi, 101))) > 1 and (np.diff(np.exp(z[::40]), 2) > 0).all()
 
 
 # ---- 2. the betas safe for every prompt ----------------------------------------------------------------------------
@@ -212,6 +235,9 @@ def test_an_upper_prompt_limit_caps_the_unsafe_interval() -> None:
     capped = ub.safe_betas(1e-5, p_hi=sup.p_ref / 10)
     assert capped.beta_upper < sup.beta and capped.p_ref_upper == pytest.approx(sup.p_ref / 10, rel=1e-6)
     assert safe_set_failures(capped, n_beta=4) == []
+    # prompts above 1/2 add nothing: their lowest fixed point has 0 < h' <= 1
+    wide = ub.safe_betas(1e-5, p_hi=1 - 1e-9)
+    assert wide.unsafe == ub.safe_betas(1e-5).unsafe and safe_set_failures(wide, n_beta=4) == []
 
 
 def test_needing_beta_near_60_is_false() -> None:
