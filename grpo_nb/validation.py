@@ -22,6 +22,7 @@ __all__ = [
     "check_map_params",
     "check_normalization",
     "check_open_interval",
+    "check_ordered_pair",
     "check_p",
     "check_p_ref",
     "check_policy",
@@ -226,6 +227,19 @@ def check_open_interval(name: str, value: object, *, lo: float, hi: float) -> fl
     if not lo < value < hi:
         raise ValueError(f"{name}={value!r} is out of range; valid range is {lo} < {name} < {hi}")
     return value
+
+
+def check_ordered_pair(
+    names: tuple[str, str], lo: object, hi: object, *, floor: float, ceiling: float
+) -> tuple[float, float]:
+    """The two ends of a range, named ``names``, real scalars with floor < lo < hi < ceiling (a range of p_ref, of
+    beta)."""
+    name_lo, name_hi = names
+    lo = check_open_interval(name_lo, lo, lo=floor, hi=ceiling)
+    hi = check_open_interval(name_hi, hi, lo=floor, hi=ceiling)
+    if not lo < hi:
+        raise ValueError(f"{name_hi}={hi!r} is out of range; valid range is {name_lo}={lo!r} < {name_hi} < {ceiling}")
+    return lo, hi
 
 
 #: The reward normalisations of the GRPO variants: "mean_var" (r - p)/sqrt(p(1-p) + eps) (the paper's, Eq. 4) and
