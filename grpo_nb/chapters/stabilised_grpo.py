@@ -66,10 +66,10 @@ def compare_forms(group_sizes: tuple[int, ...]) -> FormComparison:
         rows.append((G, rel["trl"], predicted, rel["population"], scales, "all 0" if all_equal_zero else "NOT 0"))
         facts.append(FormGap(G, rel["trl"], rel["population"], rel["mean_only"], float(predicted), all_equal_zero))
     headers = [
-        "G",
-        "max abs(A_TRL/A_paper − 1)",
-        "predicted 1 − √((G−1)/G)",
-        "max abs(A_pop/A_paper − 1)",
+        "$G$",
+        r"max $\lvert A_{\mathrm{TRL}}/A_{\mathrm{paper}} - 1\rvert$",
+        r"predicted $1 - \sqrt{(G-1)/G}$",
+        r"max $\lvert A_{\mathrm{pop}}/A_{\mathrm{paper}} - 1\rvert$",
         "Dr. GRPO / population scale",
         "all rewards equal",
     ]
