@@ -45,8 +45,10 @@ class ContrastiveSplit:
                 self.share_pull, strict=True,
             )
         ]  # fmt: skip
-        headers = ["p", "ω⁺", "ω⁻", "Δp from pull-up (×1e-6)", "Δp from push-down (×1e-6)", "Δp of full step (×1e-6)",
-                   "share of pull-up", "1 − p"]  # fmt: skip
+        unit = r"($\times 10^{-6}$)"
+        headers = ["$p$", r"$\omega^+$", r"$\omega^-$", rf"$\Delta p$ from pull-up {unit}",
+                   rf"$\Delta p$ from push-down {unit}", rf"$\Delta p$ of full step {unit}", "share of pull-up",
+                   "$1 - p$"]  # fmt: skip
         return Table(headers, rows, ".4f")
 
 

@@ -104,8 +104,8 @@ def clip_ratios(run: Algorithm1Run, task: TabularTask, eps: float, *, clip_eps: 
         (f"{p:g}", ratio[q][win[q]].max(), ratio[q][lose[q]].min(), str(int(beyond[q].sum())), run.p_true[1, q] / p)
         for q, p in enumerate(run.p_true[0])
     ]
-    headers = ["p_ref", "largest ratio of a success", "smallest ratio of a failure",
-               f"outcomes beyond 1 ± {clip_eps:g}", "p_1 / p_0"]  # fmt: skip
+    headers = [r"$p_{\mathrm{ref}}$", "largest ratio of a success", "smallest ratio of a failure",
+               f"outcomes beyond $1 \\pm {clip_eps:g}$", "$p_1 / p_0$"]  # fmt: skip
     return ClipRatios(Table(headers, rows, ".3f"), ratio, beyond)
 
 
@@ -162,5 +162,5 @@ def expected_group_gradient(ps: Sequence[float], groups: Sequence[int], eps: flo
         float(np.abs(grad[str(G)][i] - ratio[i, j] * exact[i]).max()) for j, G in enumerate(groups) for i in range(q)
     )
     rows = [(f"{pp:g}", *ratio[i], (1 - pp) ** 8 + pp**8) for i, pp in enumerate(ps)]
-    headers = ["p", *(f"G = {G}" for G in groups), "P(no signal), G = 8"]
+    headers = ["$p$", *(f"$G = {G}$" for G in groups), r"$\mathbb P(\text{no signal})$, $G = 8$"]
     return GroupGradient(Table(headers, rows, ".3f"), ratio, residual)

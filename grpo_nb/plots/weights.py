@@ -31,7 +31,7 @@ def plot_weights(
     """Paper Fig. 1: omega^+ (successes, solid) and omega^- (failures, dashed) against p, one colour per label.
 
     ``logy`` draws the weight axis logarithmically, over four decades below ``ymax``."""
-    fig, ax = plt.subplots(figsize=(6.4, 4.0), layout="constrained")
+    fig, ax = plt.subplots(figsize=(6.8, 4.4), layout="constrained")
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     for k, (label, (w_plus, w_minus)) in enumerate(curves.items()):
         c = colours[k % len(colours)]
@@ -46,8 +46,11 @@ def plot_weights(
         ax.set_ylim(0, ymax)
     ax.set_xlabel("probability of success $p$ of the old policy")
     ax.set_ylabel("weight")
-    ax.set_title(title, fontsize=10)
-    ax.legend(fontsize=8, loc="upper center")
+    ax.set_title(title)
+    if len(curves) > 1:  # several pairs of curves: the legend goes under the axes, two entries a row
+        fig.legend(loc="outside lower center", ncols=2)
+    else:
+        ax.legend(loc="upper center")
     return fig
 
 
@@ -63,16 +66,18 @@ def plot_clipped_objective(
     ``clipped`` and ``unclipped`` map a panel title (e.g. "A = +1") to the values on ``ratio``; the
     trust region [1 - clip_eps, 1 + clip_eps] is shaded.
     """
-    fig, axes = plt.subplots(1, len(clipped), figsize=(3.4 * len(clipped), 3.4), layout="constrained", sharex=True)
+    if not 1 <= len(clipped) <= 2:
+        raise ValueError(f"clipped: one or two panels side by side, got {len(clipped)}")
+    fig, axes = plt.subplots(1, len(clipped), figsize=(6.8, 3.6), layout="constrained", sharex=True)
     axes = np.atleast_1d(axes)
     for ax, (label, values) in zip(axes, clipped.items(), strict=True):
         ax.axvspan(1 - clip_eps, 1 + clip_eps, color="grey", alpha=0.15, label="trust region")
-        ax.plot(ratio, unclipped[label], color="grey", ls="--", lw=1, label="x A (no clip)")
+        ax.plot(ratio, unclipped[label], color="grey", ls="--", lw=1, label=r"$xA$ (no clip)")
         ax.plot(ratio, values, lw=2, label=r"$f_\epsilon(x, A)$")
         ax.set_title(label)
-        ax.set_xlabel(r"ratio $x = \pi_\theta / \pi_{old}$")
+        ax.set_xlabel(r"ratio $x = \pi_\theta / \pi_{\mathrm{old}}$")
     axes[0].set_ylabel("per-sample objective")
-    axes[0].legend(fontsize=8)
+    axes[0].legend()
     return fig
 
 
@@ -85,14 +90,14 @@ def draw_weights(
     title: str = "GRPO's weights against the success probability of the old policy",
 ) -> Figure:
     """Paper Fig. 1 (eps = 0) and its smoothed versions: omega^+_eps and omega^-_eps of Eq. 4 for each eps."""
-    curves = {rf"$\varepsilon$ = {e:g}": (omega_plus(p, e), omega_minus(p, e)) for e in eps_values}
+    curves = {rf"$\varepsilon = {e:g}$": (omega_plus(p, e), omega_minus(p, e)) for e in eps_values}
     return plot_weights(p, curves, ymax=ymax, logy=logy, title=title)
 
 
 def draw_clipped_objective(clip_eps: float = 0.2, advantage: float = 1.0) -> Figure:
     """§2.1's clipped term f(x, +A) (a success) and f(x, -A) (a failure) against the ratio x, with x A dashed."""
     ratio = np.linspace(0.0, 2.0, 401)
-    panels = {f"A = +{advantage:g} (success)": advantage, f"A = -{advantage:g} (failure)": -advantage}
+    panels = {rf"$A = +{advantage:g}$ (success)": advantage, rf"$A = -{advantage:g}$ (failure)": -advantage}
     return plot_clipped_objective(
         ratio,
         {k: clipped_term(ratio, a, clip_eps) for k, a in panels.items()},
@@ -112,5 +117,5 @@ def draw_eps_placement(eps: float = 1e-2) -> Figure:
             omega_minus(p, eps, eps_inside_root=False),
         ),
     }
-    title = rf"Where $\varepsilon$ sits, $\varepsilon$ = {eps:g}"
+    title = rf"Where $\varepsilon$ sits, $\varepsilon = {eps:g}$"
     return plot_weights(p, curves, ymax=200.0, logy=True, title=title)

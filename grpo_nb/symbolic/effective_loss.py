@@ -11,7 +11,7 @@ odds of p), which keeps the displayed expressions in p.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import sympy as sp
 from sympy.stats import Bernoulli, E
@@ -35,8 +35,10 @@ __all__ = [
     "contrastive_decomposition",
     "eq3_printed_vs_eq4",
     "importance_weighting_at_old_policy",
+    "not_self_evident",
     "population_collapse",
     "stabilised_advantage",
+    "verdict",
     "weight_identities",
     "weight_monotonicity",
     "whitened_advantage",
@@ -47,6 +49,21 @@ Claimed = Mapping[str, sp.Expr] | None
 _V = P * (1 - P) + EPS  # the printed smoothed variance, typed (not derived)
 _EQ4_PLUS = (1 - P) / sp.sqrt(_V)  # Eq. (4) as printed
 _EQ4_MINUS = P / sp.sqrt(_V)
+
+
+def verdict(identities: Identity | Sequence[Identity], claim: str) -> str:
+    """The one line a chapter shows under a claim whose derivations it folds: ``"✓ " + claim`` once every identity
+    holds; AssertionError naming the first one that does not (as :func:`grpo_nb.report.show_checked`)."""
+    for ident in [identities] if isinstance(identities, Identity) else identities:
+        if not ident.holds:
+            raise AssertionError(f"{ident.name} does not hold")
+    return f"✓ {claim}"
+
+
+def not_self_evident(identities: Sequence[Identity]) -> list[Identity]:
+    """The identities worth displaying: those whose two sides, as sympy prints them, differ (``p = p`` is left out;
+    its check still ran)."""
+    return [ident for ident in identities if ident.lhs != ident.rhs]
 
 
 def _open(p: sp.Expr) -> sp.Expr:

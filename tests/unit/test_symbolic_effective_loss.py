@@ -77,3 +77,22 @@ def test_clipped_cases_reject_swapped_forms() -> None:
     wrong = el.clipped_term_cases(swap_cases=True)
     # outside the trust region the swapped forms are wrong; inside both reduce to x A
     assert sum(not i.holds for i in wrong) == 4
+
+
+def test_verdict_names_the_identity_that_fails() -> None:
+    moments = el.bernoulli_moments()
+    assert el.verdict(moments, "both moments") == "✓ both moments"
+    assert el.verdict(moments[0], "the mean") == "✓ the mean"
+    wrong = el.bernoulli_moments(claimed={"variance": P**2})
+    try:
+        el.verdict(wrong, "both moments")
+    except AssertionError as err:
+        assert wrong[1].name in str(err)
+    else:
+        raise AssertionError("a failing identity passed the verdict")
+
+
+def test_not_self_evident_leaves_out_identities_whose_sides_print_alike() -> None:
+    moments = el.bernoulli_moments()  # E[r] = p prints as p = p; the variance is derived as -p(p - 1)
+    assert [i.name for i in el.not_self_evident(moments)] == [moments[1].name]
+    assert el.not_self_evident(el.zero_mean_advantage()) == []
