@@ -25,6 +25,8 @@ its table and the values the chapter's asserts need; the section of the chapter 
 * :data:`PRACTICE_BETAS`, :func:`kl_penalty_gradients`, :func:`practice_regime_table`, :func:`small_beta_limit` ("What
   β means in practice"): the KL weights used in practice, the gradients of the k3 KL penalty, where the practical
   betas fall on the regime maps, and the recursion as beta -> 0.
+* :func:`sympy_verdict` (each section with a sympy derivation): the one-line verdict shown above the folded
+  derivation.
 
 The formulas they check live in :mod:`grpo_nb.dynamics` (``map``, ``paper_bounds``, ``fixed_points``, ``orbits``,
 ``regimes``) and :mod:`grpo_nb.kl`; the negative tests replace names this module reads (``amplification_gap``,
@@ -61,10 +63,10 @@ from grpo_nb.dynamics.paper_bounds import (
 from grpo_nb.dynamics.regimes import Regime, RegimeMap, regime_map
 from grpo_nb.kl import k3
 from grpo_nb.report import Table, bound
+from grpo_nb.symbolic.identity import Identity
 from grpo_nb.validation import check_beta, check_eps, check_logits, check_map_params, check_p_ref, check_positive_int
 
 __all__ = [
-    "PRACTICE_BETAS",
     "BoundPeak",
     "BoundPeaks",
     "Condition2Everywhere",
@@ -75,11 +77,13 @@ __all__ = [
     "HypothesisTable",
     "KLGradients",
     "OrbitTable",
+    "PRACTICE_BETAS",
     "PerPromptBounds",
     "Perturbed",
     "PracticeRegimes",
     "SmallBetaLimit",
     "StabilityCheck",
+    "SympyVerdict",
     "Theorem3Survey",
     "Theorem4Hypothesis",
     "TwoCycle",
@@ -95,11 +99,46 @@ __all__ = [
     "practice_regime_table",
     "regime_count_table",
     "small_beta_limit",
+    "sympy_verdict",
     "theorem3_survey",
     "theorem4_hypothesis_grid",
     "theorem4_stability_check",
     "two_cycle_report",
 ]
+
+
+@dataclass(frozen=True, repr=False)
+class SympyVerdict:
+    """Identities derived with sympy, shown as one line: the claim they check, how many, and whether each holds.
+
+    The page shows this line; the derivations themselves are shown by :func:`grpo_nb.report.show_checked` in a
+    folded cell below it."""
+
+    claim: str
+    identities: tuple[Identity, ...]
+
+    @property
+    def holds(self) -> bool:
+        return all(ident.holds for ident in self.identities)
+
+    def __repr__(self) -> str:
+        n = len(self.identities)
+        count = "one identity" if n == 1 else f"{n} identities"
+        if self.holds:
+            return f"✓ {self.claim} ({count} derived with sympy; {'it holds' if n == 1 else 'each holds'})"
+        failing = "; ".join(ident.name for ident in self.identities if not ident.holds)
+        return f"✗ {self.claim}: sympy finds that this does not hold ({failing})"
+
+    def _repr_markdown_(self) -> str:
+        return repr(self)
+
+
+def sympy_verdict(claim: str, identities: Identity | Sequence[Identity]) -> SympyVerdict:
+    """The one-line verdict of the sympy checks of ``claim`` (Markdown: ``claim`` may hold ``$...$`` math)."""
+    found = (identities,) if isinstance(identities, Identity) else tuple(identities)
+    if not found:
+        raise ValueError("identities=() is empty; valid: at least one Identity")
+    return SympyVerdict(claim, found)
 
 
 @dataclass(frozen=True)
@@ -147,7 +186,7 @@ def theorem3_survey(p_ref: np.ndarray, beta: np.ndarray, eps_values: Sequence[fl
         "condition (2) fails",
         "…and a fixed point exists",
         "min gap / margin",
-        f"min over {n} iterates of logit p_n − logit p_ref",
+        rf"min over {n} iterates of $\operatorname{{logit}} p_n - \operatorname{{logit}} p_{{\mathrm{{ref}}}}$",
     ]
     return Theorem3Survey(Table(headers, rows, ".4g"), reaches, positive, failing, share)
 
@@ -199,7 +238,7 @@ def condition2_failure_region(p_ref: np.ndarray, beta: np.ndarray, eps_values: S
             rows.append([eps, "0", "none", "none"])
         at_end = bool(fails[:, 0].any() or fails[:, -1].any())
         region[eps] = Condition2Failures(int(fails.sum()), b_rng, p_rng, at_end)
-    headers = ["ε", "failing grid points", "β range of the failures", "p_ref range of the failures"]
+    headers = ["ε", "failing grid points", "β range of the failures", r"$p_{\mathrm{ref}}$ range of the failures"]
     return FailureRegion(Table(headers, rows), region)
 
 
@@ -287,8 +326,8 @@ def condition2_everywhere(eps_values: Sequence[float], n_grid: int = 200001) -> 
         e = Condition2Extremes(float(lhs.min()), float(beta[np.argmin(lhs)]), rhs_max, cap, bool(lhs.min() >= rhs_max))
         facts[eps] = e
         rows.append([eps, e.lhs_min, e.beta_at_lhs_min, rhs_max, cap, e.holds_everywhere])
-    headers = ["ε", "min over β of β cosh²(·)", "at β", "max over p_ref of the right side", "1/(3^1.5 √ε)",
-               "(2) holds everywhere"]  # fmt: skip
+    headers = ["ε", r"min over β of $\beta\cosh^2(\cdot)$", "at β", r"max over $p_{\mathrm{ref}}$ of the right side",
+               r"$1/(3^{3/2}\sqrt{\varepsilon})$", "(2) holds everywhere"]  # fmt: skip
     return Condition2Everywhere(Table(headers, rows, ".4g"), facts)
 
 
@@ -390,7 +429,7 @@ def beta_bound_peaks(eps_values: Sequence[float], n_grid: int = 200001) -> Bound
         ends = float(np.max(theorem4_beta_bound(np.array([1e-12, 1 - 1e-12]), eps)))
         at_half = float(theorem4_beta_bound(0.5, eps))
         facts.append(BoundPeak(float(eps), peak, float(p_peak * (1 - p_peak)), at_half, ends))
-    headers = ["ε", "max B(p*)", "1/(3^1.5 √ε)", "p*(1−p*) at the peak", "2ε"]
+    headers = ["ε", r"max $\mathcal{B}(p^*)$", r"$1/(3^{3/2}\sqrt{\varepsilon})$", "p*(1−p*) at the peak", "2ε"]
     return BoundPeaks(Table(headers, rows, ".3g"), tuple(facts))
 
 
@@ -427,7 +466,7 @@ def orbit_table(cases: Sequence[tuple[float, float]], eps: float, n: int = 400) 
         rows.append(
             [beta, p_ref, kind.kind, kind.period, f"{kind.lyapunov:.3g}", where, len(fps), sum(fp.stable for fp in fps)]
         )
-    headers = ["β", "p_ref", "orbit", "period", "Lyapunov exp.", "limit", "fixed points", "stable"]
+    headers = ["β", r"$p_{\mathrm{ref}}$", "orbit", "period", "Lyapunov exp.", "limit", "fixed points", "stable"]
     return OrbitTable(Table(headers, rows), tuple(kinds), ok)
 
 
@@ -465,10 +504,10 @@ def two_cycle_report(p_ref: float, beta: float, eps: float, *, n: int = 2000) ->
     fps = fixed_points(p_ref, beta, eps)
     rows = [
         ["cycle p values", f"{cycle[0]:.6f}, {cycle[1]:.6f}"],
-        ["cycle multiplier g'(z1) g'(z2)", f"{multiplier:.4f}"],
-        ["Lyapunov exponent (log|multiplier| / 2)", f"{kind.lyapunov:.4f}"],
+        [r"cycle multiplier $g'(z_1)\,g'(z_2)$", f"{multiplier:.4f}"],
+        [r"Lyapunov exponent ($\tfrac12 \log$ of the multiplier)", f"{kind.lyapunov:.4f}"],
         ["fixed points (logit)", ", ".join(f"{fp.logit:.4g}" for fp in fps)],
-        ["their slopes h'(p*)", ", ".join(f"{fp.slope:.3g}" for fp in fps)],
+        [r"their slopes $h'(p^*)$", ", ".join(f"{fp.slope:.3g}" for fp in fps)],
         ["largest logit on the orbit", f"{z.max():.4f}"],
     ]
     table = Table(["quantity", "value"], rows)
@@ -604,7 +643,7 @@ def hypothesis_table(p_refs: Sequence[float], betas: Sequence[float], eps: float
         [p[i, 0], _runs(~holds[i], b[0]), _runs(~converges[i], b[0]), int((~holds[i] & converges[i]).sum())]
         for i in range(p.shape[0])
     ]
-    headers = ["p_ref", "β where Theorem 4's hypothesis fails", "β where the orbit does not converge",
+    headers = [r"$p_{\mathrm{ref}}$", "β where Theorem 4's hypothesis fails", "β where the orbit does not converge",
                "grid β: fails, yet converges"]  # fmt: skip
     return HypothesisTable(
         Table(headers, rows, ".3g"),
@@ -638,7 +677,11 @@ class PerPromptBounds:
             [p, "never" if b == 0 else f"[{lo:.3g}, {b:.3g}]", b]
             for p, lo, b in zip(self.p_ref[::every], self.beta_from[::every], self.beta_q[::every], strict=True)
         ]
-        return Table(["p_ref", "β where the lowest fixed point is unstable", "per-prompt bound β_q"], rows, ".3g")
+        return Table(
+            [r"$p_{\mathrm{ref}}$", "β where the lowest fixed point is unstable", r"per-prompt bound $\beta_q$"],
+            rows,
+            ".3g",
+        )
 
 
 def per_prompt_bounds(p_refs: object, betas: object, eps: float) -> PerPromptBounds:
@@ -718,7 +761,8 @@ def practice_regime_table(
             gain_ok &= bool(gain >= 2 / (b[0, j] * np.sqrt(1 + 4 * eps)))
             saturated &= sat
             rows.append([b[0, j], eps, p[i, 0], Regime(rm.regime[i, j]).label, f"{gain:.4g}", sat, f"{limit:.6g}"])
-    headers = ["β", "ε", "p_ref", "orbit from p_ref", "logit p₁ − logit p_ref", "saturated after one step",
+    headers = ["β", "ε", r"$p_{\mathrm{ref}}$", r"orbit from $p_{\mathrm{ref}}$",
+               r"$\operatorname{logit} p_1 - \operatorname{logit} p_{\mathrm{ref}}$", "saturated after one step",
                "limit logit"]  # fmt: skip
     return PracticeRegimes(Table(headers, rows), maps, gain_ok, saturated)
 
@@ -753,7 +797,9 @@ def small_beta_limit(p_ref: float, betas: Sequence[float], eps: float, *, n: int
     bound = 2.0 / (b * np.sqrt(1 + 4 * eps))
     rate = b * (z[-1] - logit(p_ref))
     rows = [[bb, g, bd, r, 1 / np.sqrt(eps)] for bb, g, bd, r in zip(b, gain, bound, rate, strict=True)]
-    headers = ["β", "logit p₁ − logit p_ref", "2/(β√(1+4ε))", f"β (logit p_{n} − logit p_ref)", "1/√ε"]
+    gap = r"\operatorname{logit} p_{\mathrm{ref}}"
+    headers = ["β", rf"$\operatorname{{logit}} p_1 - {gap}$", r"$2/(\beta\sqrt{1+4\varepsilon})$",
+               rf"$\beta\,(\operatorname{{logit}} p_{{{n}}} - {gap})$", r"$1/\sqrt{\varepsilon}$"]  # fmt: skip
     ok = bool((gain >= bound * (1 - 1e-12)).all())
     return SmallBetaLimit(Table(headers, rows, ".6g"), ok, b * gain, rate)
 

@@ -6,8 +6,12 @@ and the values the chapter's asserts need.
 * :func:`sign_change_counts` (section "Every fixed point"): a brute-force count of the roots of g(z) - z on a
   fine grid, to compare with the number of fixed points :func:`grpo_nb.dynamics.fixed_points.fixed_points_grid`
   finds.
+* :func:`fig2_fixed_points` (section "Every fixed point"): every fixed point of h at the parameters of Fig. 2, with
+  its residual in the fixed-point equation.
 * :func:`top_fixed_points` (section "Is p* = 1 a fixed point?"): the highest fixed point of h for several
   (p_ref, beta, eps), against the cap logit h(1) = logit p_ref + 1/(beta sqrt(eps)).
+* :func:`sympy_verdict` (every section with a sympy derivation): the one-line verdict shown above the folded
+  derivation.
 """
 
 from __future__ import annotations
@@ -22,18 +26,57 @@ from tqdm.auto import tqdm
 from grpo_nb.dynamics.fixed_points import FixedPoint, fixed_points
 from grpo_nb.dynamics.map import logit_h, logit_map, logit_map_cap, logit_map_margin
 from grpo_nb.report import Table
+from grpo_nb.symbolic.identity import Identity
 from grpo_nb.tabular.closed_form import grpo_step, policy_expected_reward, solve_grpo_step
 from grpo_nb.validation import check_map_params, check_positive_int
 
 __all__ = [
+    "Fig2FixedPoints",
     "SolverComparison",
     "SolverInstance",
     "TopFixedPoint",
     "TopFixedPoints",
+    "SympyVerdict",
+    "fig2_fixed_points",
     "sign_change_counts",
     "solver_comparison",
+    "sympy_verdict",
     "top_fixed_points",
 ]
+
+
+@dataclass(frozen=True, repr=False)
+class SympyVerdict:
+    """Identities derived with sympy, shown as one line: the claim they check, how many, and whether each holds.
+
+    The page shows this line; the derivations themselves are shown by :func:`grpo_nb.report.show_checked` in a
+    folded cell below it."""
+
+    claim: str
+    identities: tuple[Identity, ...]
+
+    @property
+    def holds(self) -> bool:
+        return all(ident.holds for ident in self.identities)
+
+    def __repr__(self) -> str:
+        n = len(self.identities)
+        count = "one identity" if n == 1 else f"{n} identities"
+        if self.holds:
+            return f"✓ {self.claim} ({count} derived with sympy; {'it holds' if n == 1 else 'each holds'})"
+        failing = "; ".join(ident.name for ident in self.identities if not ident.holds)
+        return f"✗ {self.claim}: sympy finds that this does not hold ({failing})"
+
+    def _repr_markdown_(self) -> str:
+        return repr(self)
+
+
+def sympy_verdict(claim: str, identities: Identity | Sequence[Identity]) -> SympyVerdict:
+    """The one-line verdict of the sympy checks of ``claim`` (Markdown: ``claim`` may hold ``$...$`` math)."""
+    found = (identities,) if isinstance(identities, Identity) else tuple(identities)
+    if not found:
+        raise ValueError("identities=() is empty; valid: at least one Identity")
+    return SympyVerdict(claim, found)
 
 
 def sign_change_counts(p_ref: object, beta: object, eps: float, *, n_grid: int = 4001) -> np.ndarray:
@@ -88,8 +131,36 @@ def top_fixed_points(cases: Sequence[tuple[float, float, float]]) -> TopFixedPoi
         rows.append([p_ref, beta, eps, f"{logit_h1:.6g}", f"{top.logit:.6g}", f"{minus_log10_gap:.4g}",
                      f"{top.slope:.3g}", top.stable, near_one])  # fmt: skip
         facts.append(TopFixedPoint(cap, logit_h1, top, near_one))
-    headers = ["p_ref", "β", "ε", "logit h(1)", "logit of top p*", "−log10(1 − p*)", "h'(p*)", "stable", "p*(1−p*) < ε"]
+    headers = [r"$p_{\mathrm{ref}}$", r"$\beta$", r"$\varepsilon$", r"$\operatorname{logit} h(1)$",
+               r"top $\operatorname{logit} p^*$", r"$-\log_{10}(1 - p^*)$", r"$h'(p^*)$", "stable",
+               r"$p^*(1-p^*) < \varepsilon$"]  # fmt: skip
     return TopFixedPoints(Table(headers, rows), tuple(facts))
+
+
+@dataclass(frozen=True)
+class Fig2FixedPoints:
+    """:func:`fig2_fixed_points`' table, the largest relative logit residual of the fixed-point equation, and how
+    many fixed points are 1.0 in floating point (their logits are finite)."""
+
+    table: Table
+    worst_residual: float
+    n_read_one: int
+
+
+def fig2_fixed_points(p_refs: Sequence[float], betas: Sequence[float], eps: float) -> Fig2FixedPoints:
+    """Every fixed point of h for each (p_ref, beta) of Fig. 2 at ``eps`` (section "Every fixed point"), with p*, its
+    logit, the slope h'(p*) = g'(z*) (Lemma 1) and its stability; each is checked against the fixed-point equation
+    z = logit p_ref + 1/(beta sqrt(sigma(z) sigma(-z) + eps)) by its relative logit residual."""
+    rows, worst, read_one = [], 0.0, 0
+    for p_ref in p_refs:
+        for beta in betas:
+            for fp in fixed_points(p_ref, beta, eps):
+                g = float(logit(p_ref) + 1 / (beta * np.sqrt(expit(fp.logit) * expit(-fp.logit) + eps)))
+                worst = max(worst, abs(g - fp.logit) / max(1.0, abs(fp.logit)))
+                read_one += bool(fp.p == 1.0)
+                rows.append([p_ref, beta, f"{fp.p:.6f}", f"{fp.logit:.6g}", f"{fp.slope:.3g}", fp.stable])
+    headers = [r"$p_{\mathrm{ref}}$", r"$\beta$", r"$p^*$", r"$\operatorname{logit} p^*$", r"$h'(p^*)$", "stable"]
+    return Fig2FixedPoints(Table(headers, rows), worst, read_one)
 
 
 @dataclass(frozen=True)

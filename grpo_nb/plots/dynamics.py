@@ -29,16 +29,24 @@ def plot_map_panels(
     panels: Sequence[dict],
     title: str = "",
 ) -> Figure:
-    """Fig. 2: h(p) against p with the diagonal y = p, one panel per p_ref.
+    """Fig. 2: h(p) against p with the diagonal y = p, one panel per p_ref, at most two panels a row.
 
     Each panel dict has ``title``, ``curves`` (list of (label, h-values on ``p``)) and ``fixed_points`` (list of
-    (p*, h'(p*) stable flag) per curve, drawn filled when stable, open when not).
+    (p*, h'(p*) stable flag) per curve, drawn filled when stable, open when not). The curves' legend sits below
+    the panels, shared by all of them.
     """
-    fig, axes = plt.subplots(1, len(panels), figsize=(3.2 * len(panels), 3.3), layout="constrained", squeeze=False)
-    for ax, panel in zip(axes[0], panels, strict=True):
-        ax.plot(p, p, color="black", lw=0.8, ls="--", label="y = p")
+    ncols = min(2, len(panels))
+    nrows = -(-len(panels) // ncols)
+    width = 6.8 if ncols == 2 else 4.8
+    fig, axes = plt.subplots(
+        nrows, ncols, figsize=(width, 2.9 * nrows + 0.9), layout="constrained", squeeze=False, sharex=True, sharey=True
+    )
+    for ax in axes.flat[len(panels) :]:
+        ax.set_visible(False)
+    for ax, panel in zip(axes.flat, panels, strict=False):
+        ax.plot(p, p, color="black", lw=0.9, ls="--", label="$y = p$")
         for (label, values), fps in zip(panel["curves"], panel["fixed_points"], strict=True):
-            (line,) = ax.plot(p, values, lw=1.5, label=label)
+            (line,) = ax.plot(p, values, lw=1.6, label=label)
             for p_star, stable in fps:
                 ax.plot(
                     p_star,
@@ -51,63 +59,66 @@ def plot_map_panels(
                 )
         ax.set_xlim(0, 1)
         ax.set_ylim(0, 1.02)
-        ax.set_xlabel("p")
-        ax.set_title(panel["title"], fontsize=10)
-    axes[0, 0].set_ylabel(r"$h_{\varepsilon, p_{ref}}(p)$")
-    axes[0, -1].legend(fontsize=7, loc="lower right")
+        ax.set_title(panel["title"])
+    for ax in axes[-1]:
+        ax.set_xlabel("$p$")
+    for ax in axes[:, 0]:
+        ax.set_ylabel(r"$h_{\varepsilon, p_{\mathrm{ref}}}(p)$")
+    handles, labels = axes.flat[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower center", ncol=min(len(labels), 5))
     if title:
-        fig.suptitle(title, fontsize=10)
+        fig.suptitle(title)
     return fig
 
 
 def plot_condition2_region(p_ref: np.ndarray, beta: np.ndarray, holds: np.ndarray, *, title: str = "") -> Figure:
     """Fig. 3: where Theorem 3's hypothesis holds (blue) over (beta, p_ref); ``holds``: (len(p_ref), len(beta))."""
-    fig, ax = plt.subplots(figsize=(5.2, 3.8), layout="constrained")
+    fig, ax = plt.subplots(figsize=(5.6, 4.2), layout="constrained")
     cmap = ListedColormap(["#f2c6b4", "#3b6fb6"])
     ax.pcolormesh(beta, p_ref, holds.astype(float), cmap=cmap, vmin=0, vmax=1, shading="auto")
     ax.set_xscale("log")
     ax.set_yscale("logit")
     ax.set_xlabel(r"$\beta$")
-    ax.set_ylabel(r"$p_{ref}$ (logit scale)")
+    ax.set_ylabel(r"$p_{\mathrm{ref}}$ (logit scale)")
     ax.legend(
         handles=[Patch(color="#3b6fb6", label="condition holds"), Patch(color="#f2c6b4", label="condition fails")],
-        fontsize=8,
         loc="lower left",
     )
-    ax.set_title(title, fontsize=10)
+    ax.set_title(title)
     return fig
 
 
 def plot_beta_bound(p_star: np.ndarray, bounds: Sequence[tuple[str, np.ndarray]], title: str = "") -> Figure:
     """Fig. 4: Theorem 4's lower bound B(p*) on beta against p* (log scale), one curve per eps."""
-    fig, ax = plt.subplots(figsize=(5.2, 3.6), layout="constrained")
+    fig, ax = plt.subplots(figsize=(5.6, 4.0), layout="constrained")
     for label, b in bounds:
-        ax.plot(p_star, b, lw=1.5, label=label)
+        ax.plot(p_star, b, lw=1.6, label=label)
     ax.set_yscale("log")
     ax.set_xlabel(r"fixed point $p^*$")
-    ax.set_ylabel(r"$\mathcal{B}(p^*)$: local convergence needs $\beta > \mathcal{B}$")
+    ax.set_ylabel(r"$\mathcal{B}(p^*)$ (stable iff $\beta > \mathcal{B}$)")
     ax.set_xlim(0, 1)
-    ax.legend(fontsize=8)
-    ax.set_title(title, fontsize=10)
+    ax.legend()
+    ax.set_title(title)
     return fig
 
 
 def plot_iterations(orbits: np.ndarray, logits: np.ndarray, labels: Sequence[str], *, title: str = "") -> Figure:
-    """Fig. 5: p_n against n (left) and logit p_n against n (right, symlog), one line per (beta, p_ref)."""
-    fig, (ax_p, ax_z) = plt.subplots(1, 2, figsize=(10, 3.6), layout="constrained")
+    """Fig. 5: p_n against n (left) and logit p_n against n (right, symlog), one line per (beta, p_ref); the legend
+    sits below both panels."""
+    fig, (ax_p, ax_z) = plt.subplots(1, 2, figsize=(6.8, 3.2 + 0.3 * -(-len(labels) // 2)), layout="constrained")
     n = np.arange(orbits.shape[0])
     for k, label in enumerate(labels):
         ax_p.plot(n, orbits[:, k], marker="o", ms=2.5, lw=1.0, label=label)
         ax_z.plot(n, logits[:, k], marker="o", ms=2.5, lw=1.0, label=label)
-    ax_p.set_xlabel("GRPO iteration n")
+    ax_p.set_xlabel("GRPO iteration $n$")
     ax_p.set_ylabel(r"$p_n$")
     ax_p.set_ylim(-0.02, 1.02)
-    ax_z.set_xlabel("GRPO iteration n")
-    ax_z.set_ylabel(r"logit $p_n$")
+    ax_z.set_xlabel("GRPO iteration $n$")
+    ax_z.set_ylabel(r"$\operatorname{logit} p_n$")
     ax_z.set_yscale("symlog", linthresh=10)
-    ax_p.legend(fontsize=7, loc="center right")
+    fig.legend(*ax_p.get_legend_handles_labels(), loc="outside lower center", ncol=min(len(labels), 2))
     if title:
-        fig.suptitle(title, fontsize=10)
+        fig.suptitle(title)
     return fig
 
 
@@ -127,7 +138,7 @@ def plot_cobweb(
     ``fixed_points`` are (x*, stable) pairs, filled markers when stable. Draws into ``ax`` if given.
     """
     if ax is None:
-        fig, ax = plt.subplots(figsize=(4.6, 4.2), layout="constrained")
+        fig, ax = plt.subplots(figsize=(4.8, 4.4), layout="constrained")
     else:
         fig = ax.figure
     ax.plot(x, gx, color="#3b6fb6", lw=1.5, label="map")
@@ -136,7 +147,7 @@ def plot_cobweb(
     path_y = np.empty_like(path_x)
     path_y[0::2], path_y[1::2] = orbit[:-1], orbit[1:]
     ax.plot(path_x, path_y, color="#d2553f", lw=0.8, alpha=0.85, label="orbit")
-    ax.plot(orbit[0], orbit[0], marker="s", color="#d2553f", ms=5, ls="none", label="start $p_{ref}$")
+    ax.plot(orbit[0], orbit[0], marker="s", color="#d2553f", ms=5, ls="none", label=r"start $p_{\mathrm{ref}}$")
     for x_star, stable in fixed_points:
         ax.plot(x_star, x_star, marker="o", ms=7, color="black", mfc="black" if stable else "white", ls="none")
     if xlim is not None:
@@ -144,8 +155,8 @@ def plot_cobweb(
         ax.set_ylim(*xlim)
     ax.set_xlabel(xlabel)
     ax.set_ylabel("next " + xlabel)
-    ax.set_title(title, fontsize=10)
-    ax.legend(fontsize=7, loc="upper left")
+    ax.set_title(title)
+    ax.legend(loc="upper left", fontsize="small")
     return fig
 
 
@@ -158,15 +169,19 @@ _REGIME_COLORS = {
 
 
 def plot_regime_maps(panels: Sequence[dict], title: str = "", ncols: int | None = None) -> Figure:
-    """The regime map over (beta, p_ref), one panel per eps (or per variant), ``ncols`` panels a row (default: all).
+    """The regime map over (beta, p_ref), one panel per eps (or per variant), ``ncols`` panels a row (default: two,
+    the most a 7-inch figure shows legibly; one for a single panel).
 
     Each panel dict has ``beta`` (1-D), ``p_ref`` (1-D), ``regime`` (len(p_ref), len(beta)) with
     :class:`grpo_nb.dynamics.regimes.Regime` codes; ``stable_elsewhere`` and ``no_stable`` boolean masks
     (hatched / dotted), ``marks`` (list of (p_ref, beta, label) points) and ``title``.
     """
-    ncols = len(panels) if ncols is None else ncols
+    ncols = min(2, len(panels)) if ncols is None else ncols
     nrows = -(-len(panels) // ncols)
-    fig, axes = plt.subplots(nrows, ncols, figsize=(5.4 * ncols, 4.4 * nrows), layout="constrained", squeeze=False)
+    panel_width = 3.4 if ncols > 1 else 5.0
+    fig, axes = plt.subplots(
+        nrows, ncols, figsize=(panel_width * ncols, 3.3 * nrows + 1.0), layout="constrained", squeeze=False
+    )
     for ax in axes.flat[len(panels) :]:
         ax.set_visible(False)
     cmap = ListedColormap([_REGIME_COLORS[r] for r in Regime])
@@ -179,20 +194,30 @@ def plot_regime_maps(panels: Sequence[dict], title: str = "", ncols: int | None 
         )
         ax.contourf(beta, p_ref, panel["no_stable"].astype(float), levels=[0.5, 1.5], colors="none", hatches=[".."])
         for p, b, label in panel.get("marks", []):
-            ax.plot(b, p, marker="*", ms=11, color="white", mec="black")
-            ax.annotate(label, (b, p), textcoords="offset points", xytext=(6, 4), fontsize=8)
+            ax.plot(b, p, marker="*", ms=12, color="white", mec="black")
+            note = ax.annotate(
+                label,
+                (b, p),
+                textcoords="offset points",
+                xytext=(-8, 6),
+                ha="right",
+                fontsize="small",
+                bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none", "alpha": 0.8},
+            )
+            note.set_in_layout(False)  # a label near the edge must not shrink the panel
         ax.set_xscale("log")
         ax.set_yscale("logit")
         ax.set_xlabel(r"$\beta$")
-        ax.set_title(panel["title"], fontsize=10)
+        ax.set_title(panel["title"])
+        ax.grid(False)
     for row in axes:
-        row[0].set_ylabel(r"$p_{ref}$ (logit scale)")
+        row[0].set_ylabel(r"$p_{\mathrm{ref}}$ (logit scale)")
     handles = [Patch(color=_REGIME_COLORS[r], label=r.label) for r in Regime]
     handles += [
         Patch(facecolor="none", edgecolor="black", hatch="////", label="a stable fixed point is not reached"),
         Patch(facecolor="none", edgecolor="black", hatch="..", label="no stable fixed point"),
     ]
-    fig.legend(handles=handles, loc="outside lower center", ncol=3, fontsize=8)
+    fig.legend(handles=handles, loc="outside lower center", ncol=2)
     if title:
-        fig.suptitle(title, fontsize=10)
+        fig.suptitle(title)
     return fig

@@ -47,6 +47,16 @@ FIG2_BETAS = (0.1, 1.0, 5.0, 50.0)
 FIG5_CASES = ((0.1, 0.1), (0.1, 1.0), (0.5, 1.0), (0.1, 5.0), (0.001, 5.0), (0.9, 0.5))  # (p_ref, beta)
 
 
+def _tex(x: float) -> str:
+    """A parameter value as mathtext: 1e-05 as 10^{-5}, other values as ``:g`` prints them."""
+    mantissa, _, exponent = f"{x:.0e}".partition("e")
+    if x > 0 and f"{x:g}" != f"{float(f'{x:.0e}'):g}":
+        return f"{x:g}"
+    if x > 0 and abs(int(exponent)) >= 3:
+        return f"10^{{{int(exponent)}}}" if mantissa == "1" else rf"{mantissa} \cdot 10^{{{int(exponent)}}}"
+    return f"{x:g}"
+
+
 def _p_grid(eps: float, n_grid: int = 801) -> np.ndarray:
     p = np.linspace(0.0, 1.0, n_grid)
     return p if eps > 0 else p[1:-1]
@@ -59,12 +69,10 @@ def draw_fig2(p_refs: Sequence[float] = FIG2_P_REFS, betas: Sequence[float] = FI
     for p_ref in p_refs:
         curves, fps = [], []
         for beta in betas:
-            curves.append((rf"$\beta$ = {beta:g}", h(p, p_ref, beta, eps)))
+            curves.append((rf"$\beta = {beta:g}$", h(p, p_ref, beta, eps)))
             fps.append([(fp.p, fp.stable) for fp in fixed_points(p_ref, beta, eps)])
-        panels.append(
-            {"title": rf"$p_{{ref}}$ = {p_ref:g}, $\varepsilon$ = {eps:g}", "curves": curves, "fixed_points": fps}
-        )
-    return plot_map_panels(p, panels)
+        panels.append({"title": rf"$p_{{\mathrm{{ref}}}} = {p_ref:g}$", "curves": curves, "fixed_points": fps})
+    return plot_map_panels(p, panels, title=rf"$\varepsilon = {_tex(eps)}$")
 
 
 def draw_fig3(eps: float = 1e-5, n_beta: int = 241, n_p: int = 241) -> Figure:
@@ -75,13 +83,13 @@ def draw_fig3(eps: float = 1e-5, n_beta: int = 241, n_p: int = 241) -> Figure:
     beta = np.logspace(-2, 2, n_beta)
     p_ref = expit(np.linspace(0.0, logit(1 - 1e-7), n_p + 1)[1:])
     holds = theorem3_condition(p_ref[:, None], beta[None, :], eps)
-    return plot_condition2_region(p_ref, beta, holds, title=rf"Theorem 3's condition (2), $\varepsilon$ = {eps:g}")
+    return plot_condition2_region(p_ref, beta, holds, title=rf"Theorem 3's condition (2), $\varepsilon = {_tex(eps)}$")
 
 
 def draw_fig4(eps_values: Sequence[float] = (1e-5, 1e-3, 1e-1), n_grid: int = 2001) -> Figure:
     """Fig. 4: Theorem 4's lower bound B(p*) on beta against p*, one curve per eps."""
     p_star = np.linspace(0.0, 1.0, n_grid)[1:-1]
-    bounds = [(rf"$\varepsilon$ = {eps:g}", theorem4_beta_bound(p_star, eps)) for eps in eps_values]
+    bounds = [(rf"$\varepsilon = {_tex(eps)}$", theorem4_beta_bound(p_star, eps)) for eps in eps_values]
     return plot_beta_bound(p_star, bounds, r"Theorem 4: $|h'(p^*)| < 1$ iff $\beta > \mathcal{B}(p^*)$")
 
 
@@ -90,21 +98,21 @@ def draw_fig5(cases: Sequence[tuple[float, float]] = FIG5_CASES, eps: float = 1e
     p_ref = np.array([c[0] for c in cases])
     beta = np.array([c[1] for c in cases])
     z = iterate_logit(p_ref, beta, eps, n=n)
-    labels = [rf"$\beta$ = {b:g}, $p_{{ref}}$ = {p:g}" for p, b in cases]
-    return plot_iterations(expit(z), z, labels, title=rf"Iterations of Eq. (8), $\varepsilon$ = {eps:g}")
+    labels = [rf"$\beta = {b:g}$, $p_{{\mathrm{{ref}}}} = {p:g}$" for p, b in cases]
+    return plot_iterations(expit(z), z, labels, title=rf"Iterations of Eq. (8), $\varepsilon = {_tex(eps)}$")
 
 
 def draw_cobweb(p_ref: float = 0.001, beta: float = 5.0, eps: float = 1e-5, *, n: int = 40) -> Figure:
-    """Cobweb plots of the n first steps of the orbit from p_ref: in p (whole square, then zoomed on the orbit)
-    and in logit coordinates."""
+    """Cobweb plots of the n first steps of the orbit from p_ref: in p (whole square, then zoomed on the orbit) side
+    by side, and below them in logit coordinates."""
     z_show = iterate_logit(p_ref, beta, eps, n=n)
     fps = fixed_points(p_ref, beta, eps)
-    fig, axes = plt.subplots(1, 3, figsize=(13.5, 4.4), layout="constrained")
+    fig, axes = plt.subplot_mosaic([["whole", "zoom"], ["logit", "logit"]], figsize=(6.8, 7.4), layout="constrained")
     p = _p_grid(eps, 4001)
     hp = h(p, p_ref, beta, eps)
     p_fps = [(fp.p, fp.stable) for fp in fps]
-    params = rf"$\beta$ = {beta:g}, $p_{{ref}}$ = {p_ref:g}, $\varepsilon$ = {eps:g}"
-    plot_cobweb(p, hp, expit(z_show), fixed_points=p_fps, ax=axes[0], xlabel="p", title=params, xlim=(0.0, 1.0))
+    fig.suptitle(rf"$\beta = {beta:g}$, $p_{{\mathrm{{ref}}}} = {p_ref:g}$, $\varepsilon = {_tex(eps)}$")
+    plot_cobweb(p, hp, expit(z_show), fixed_points=p_fps, ax=axes["whole"], xlabel="$p$", xlim=(0.0, 1.0))
     settled = expit(z_show[len(z_show) // 2 :])  # zoom on where the orbit settles, not on its transient
     top = float(min(1.0, max(1.5 * float(settled.max()), 0.02)))
     plot_cobweb(
@@ -112,11 +120,12 @@ def draw_cobweb(p_ref: float = 0.001, beta: float = 5.0, eps: float = 1e-5, *, n
         hp,
         expit(z_show),
         fixed_points=p_fps,
-        ax=axes[1],
-        xlabel="p",
-        title=f"zoom on [0, {top:.3g}]",
+        ax=axes["zoom"],
+        xlabel="$p$",
+        title=f"zoom on $[0, {top:.3g}]$",
         xlim=(0.0, top),
     )
+    axes["zoom"].get_legend().remove()
     finite = [fp.logit for fp in fps if abs(fp.logit) < 1e4]
     lo = min(float(z_show.min()), *finite, float(logit(p_ref))) - 2.0
     hi = max(float(z_show.max()), *finite) + 2.0
@@ -126,11 +135,12 @@ def draw_cobweb(p_ref: float = 0.001, beta: float = 5.0, eps: float = 1e-5, *, n
         logit_map(zz, logit(p_ref), beta, eps),
         z_show,
         fixed_points=[(fp.logit, fp.stable) for fp in fps if lo <= fp.logit <= hi],
-        ax=axes[2],
-        xlabel="logit p",
+        ax=axes["logit"],
+        xlabel=r"$\operatorname{logit} p$",
         title="the same orbit in logit coordinates",
         xlim=(lo, hi),
     )
+    axes["logit"].get_legend().remove()
     return fig
 
 
@@ -153,5 +163,5 @@ def draw_regime_maps(
 ) -> Figure:
     """The regime map over (beta, p_ref) for each eps (coarse default grid, for the explorer)."""
     p_ref, beta = regime_grid(n_beta, n_p)
-    panels = [regime_panel(regime_map(p_ref, beta, eps), rf"$\varepsilon$ = {eps:g}", marks) for eps in eps_values]
+    panels = [regime_panel(regime_map(p_ref, beta, eps), rf"$\varepsilon = {_tex(eps)}$", marks) for eps in eps_values]
     return plot_regime_maps(panels)

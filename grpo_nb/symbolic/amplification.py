@@ -488,7 +488,7 @@ def theorem3_fixed_point_logit_gap(claimed: Claimed = None) -> Identity:
     return Identity(
         **{
             **ident.__dict__,
-            "name": "Theorem 3 without condition (2): logit p* - logit p_ref = 1/(beta sqrt(p*(1-p*)+eps)) > 0",
+            "name": "Theorem 3 without condition (2): logit p* − logit p_ref = 1/(β√(p*(1−p*) + ε)) > 0",
             "holds": ident.holds and _is_positive(c["gap"].subs(P_STAR, P)),
             "notes": "p_ref solved from h(p*) = p* by sympy; every fixed point exceeds p_ref, so condition (2) of "
             "Theorem 3 is not needed.",

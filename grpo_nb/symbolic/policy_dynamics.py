@@ -408,24 +408,24 @@ def remark1_discontinuity(claimed: Claimed = None) -> list[Identity]:
     h_eps1 = sp.simplify(ex.h_expr().subs(P, 1))
     at0_eps0, at1_eps0 = h0.subs(P, 0), h0.subs(P, 1)
     return [
-        check_equal("eps = 0: lim_{p->0+} h(p) = 1", sp.limit(h0, P, 0, "+"), c["limit_at_0"], claim="limit_at_0"),
+        check_equal("ε = 0: h(p) → 1 as p → 0⁺", sp.limit(h0, P, 0, "+"), c["limit_at_0"], claim="limit_at_0"),
         check_equal(
-            "eps = 0: lim_{p->1-} h(p) = 1",
+            "ε = 0: h(p) → 1 as p → 1⁻",
             sp.limit(h0.subs(P, 1 - _T), _T, 0, "+"),
             c["limit_at_1"],
             claim="limit_at_1",
         ),
         Identity(
-            name="eps = 0: h(0) and h(1) are undefined (1/sqrt(0))",
+            name="ε = 0: h(0) and h(1) are undefined (1/√0)",
             lhs=at0_eps0,
             rhs=at1_eps0,
             holds=not at0_eps0.is_finite and not at1_eps0.is_finite,
             relation="undefined",
             notes="sympy evaluates the eps = 0 formula at p = 0 and p = 1 to nan.",
         ),
-        check_equal("eps > 0: h(0) = h(1)", h_eps0, h_eps1),
+        check_equal("ε > 0: h(0) = h(1)", h_eps0, h_eps1),
         check_sign(
-            "eps > 0: h(0) < 1 = lim of the eps = 0 map",
+            "ε > 0: h(0) < 1, the limit of the ε = 0 map",
             1 - h_eps0,
             ">",
             subs=OPEN_UNIT_SUBS,
