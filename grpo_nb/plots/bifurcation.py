@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
+from matplotlib.ticker import ScalarFormatter
 from scipy.special import expit, logit
 
 from grpo_nb.dynamics.bifurcation import BifurcationDiagram, bifurcation_diagram
@@ -141,6 +142,8 @@ def plot_feigenbaum_ratios(ratios: Mapping[str, np.ndarray], delta: float) -> Fi
         ax.plot(np.arange(2, r.size + 2), r, marker="o", ms=4, label=label)
     ax.axhline(delta, color="black", lw=0.8, ls="--", label=rf"Feigenbaum $\delta = {delta:.4f}$")
     ax.set_yscale("log")
+    ax.yaxis.set_major_formatter(ScalarFormatter())
+    ax.yaxis.set_minor_formatter(ScalarFormatter())
     ax.set_xlabel(r"$k$ (interval $k-1$ over interval $k$)")
     ax.set_ylabel(r"ratio $\delta_k$ of successive intervals")
     ax.legend(fontsize=8.5, ncol=2, loc="upper right")
