@@ -440,8 +440,8 @@ class FeigenbaumSummary:
 
 def _tex(x: float) -> str:
     """A power of ten as TeX (``10^{-4}``), any other number as ``format(x, "g")``."""
-    exponent = np.log10(x)
-    return f"10^{{{int(exponent)}}}" if exponent == int(exponent) else f"{x:g}"
+    mantissa, exponent = f"{x:.12e}".split("e")  # decimal digits, not log10: the same on every machine
+    return f"10^{{{int(exponent)}}}" if float(mantissa) == 1.0 else f"{x:g}"
 
 
 def feigenbaum_summary(cascades: Sequence[Cascade]) -> FeigenbaumSummary:
