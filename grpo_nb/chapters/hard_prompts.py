@@ -10,6 +10,8 @@ claim stays visible and checked on the page. Nothing is asserted here: a functio
   interval I into itself;
 * :func:`monotone_after_first_step` ("Why a fixed point below 1/2 turns into a cycle, and why easy prompts never
   cycle"): the monotone orbits of easy prompts (p_ref >= 1/2);
+* :func:`cycle_location_table` ("Where the cycles live"): where the attracting cycles of
+  :func:`grpo_nb.dynamics.cycle_geometry.cycle_location_survey` lie, as the chapter's table;
 * :func:`two_cycle_check` ('The paper's "divergent" run is a 2-cycle') and :func:`attractor_report` (there, and for
   the period-3 window in "Where chaos occurs at eps = 1e-5"): a cycle found by iteration, checked against g and
   against the fixed-point solver of :mod:`grpo_nb.dynamics.fixed_points` (Lemma 1's slope);
@@ -29,7 +31,7 @@ The negative tests replace ``logit_map`` in this module with a wrong map and see
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -46,6 +48,7 @@ from grpo_nb.dynamics.bifurcation import (
     finite_group_orbit,
     superstable_betas,
 )
+from grpo_nb.dynamics.cycle_geometry import CycleLocationSurvey
 from grpo_nb.dynamics.fixed_points import FixedPointGrid, fixed_points_grid
 from grpo_nb.dynamics.high_precision import (
     SeparationResult,
@@ -55,6 +58,7 @@ from grpo_nb.dynamics.high_precision import (
 )
 from grpo_nb.dynamics.map import iterate_logit, log_abs_logit_map_slope, logit_map, logit_map_cap
 from grpo_nb.dynamics.orbits import OrbitClass, OrbitKind, attractor, finite_time_exponent_se, orbit_kind
+from grpo_nb.report import Table
 from grpo_nb.validation import check_map_params, check_open_interval, check_positive_int
 
 __all__ = [
@@ -71,6 +75,7 @@ __all__ = [
     "cascade_check",
     "chaos_check",
     "confirm_chaos",
+    "cycle_location_table",
     "diagram_summary",
     "escape_beta",
     "feigenbaum_summary",
@@ -81,6 +86,27 @@ __all__ = [
     "monotone_after_first_step",
     "two_cycle_check",
 ]
+
+
+def cycle_location_table(surveys: Mapping[str, CycleLocationSurvey]) -> Table:
+    """Where the attracting cycles lie (section "Where the cycles live"): one column per survey of
+    :func:`grpo_nb.dynamics.cycle_geometry.cycle_location_survey`, headed by its key (Markdown)."""
+    if not isinstance(surveys, Mapping) or not surveys:
+        raise ValueError(f"surveys={surveys!r} is invalid; valid input is a non-empty dict label -> survey")
+    for label, survey in surveys.items():
+        if not isinstance(survey, CycleLocationSurvey):
+            raise ValueError(f"surveys[{label!r}]={survey!r} is invalid; valid: a cycle_location_survey result")
+    columns = list(surveys.values())
+    rows = [
+        ["attracting cycles found (grid points × starts)", *(s.n_cycles for s in columns)],
+        ["… lowest point below $z_-$, highest above it", *(s.n_straddle for s in columns)],
+        ["… entirely in $p < 1/2$", *(s.n_below_half for s in columns)],
+        ["… their periods", *(", ".join(map(str, s.periods_below_half.tolist())) or "none" for s in columns)],
+        [r"… of period $\ge 3$", *(s.n_long for s in columns)],
+        [r"… of period $\ge 3$ with a point in $p > 1/2$", *(s.n_long_cross for s in columns)],
+        ["orbits with no period up to the maximum (chaos or slow)", *(s.n_unresolved for s in columns)],
+    ]
+    return Table(["", *surveys], rows)
 
 
 def _check_diagram(name: str, value: object) -> BifurcationDiagram:
@@ -219,9 +245,14 @@ def two_cycle_check(p_ref: object, beta: object, eps: object, *, beta_stable: fl
         ["cycle point 1", p1, z1, "after a step from the high point"],
         ["cycle point 2", p2, z2, "after a step from the low point"],
         ["fixed point in between", expit(z_fix), z_fix, f"unstable: slope {cyc.lower_fixed_slopes[0]:.3f}"],
-        ["cycle multiplier |g'(z1)g'(z2)|", cyc.multiplier, np.nan, f"Lyapunov exponent {cyc.kind.lyapunov:.4f}"],
         [
-            f"beta = {beta_stable:g} instead: stable fixed point",
+            r"cycle multiplier $\lvert g'(z_1)\,g'(z_2)\rvert$",
+            cyc.multiplier,
+            np.nan,
+            f"Lyapunov exponent {cyc.kind.lyapunov:.4f}",
+        ],
+        [
+            rf"$\beta = {beta_stable:g}$ instead: stable fixed point",
             stable.points[0],
             stable.logits[0],
             f"Lyapunov exponent {stable.kind.lyapunov:.4f}",
@@ -407,6 +438,12 @@ class FeigenbaumSummary:
     rows: list[list]
 
 
+def _tex(x: float) -> str:
+    """A power of ten as TeX (``10^{-4}``), any other number as ``format(x, "g")``."""
+    mantissa, exponent = f"{x:.12e}".split("e")  # decimal digits, not log10: the same on every machine
+    return f"10^{{{int(exponent)}}}" if float(mantissa) == 1.0 else f"{x:g}"
+
+
 def feigenbaum_summary(cascades: Sequence[Cascade]) -> FeigenbaumSummary:
     """Feigenbaum ratios (:func:`feigenbaum_ratios`) of the B_k and R_k of each cascade (>= 5 points each) (section
     "Feigenbaum's constant")."""
@@ -420,7 +457,7 @@ def feigenbaum_summary(cascades: Sequence[Cascade]) -> FeigenbaumSummary:
                     f"cascades[{i}] has {seq.size} points {name}_k; valid: >= 5 (cascade_check with n_doublings >= 5)"
                 )
             d = feigenbaum_ratios(seq)
-            ratios[f"{name}_k, p_ref = {c.p_ref:g}, eps = {c.eps:g}"] = d
+            ratios[rf"${name}_k$, $p_{{\mathrm{{ref}}}} = {_tex(c.p_ref)}$, $\varepsilon = {_tex(c.eps)}$"] = d
             first.append(abs(d[0] - FEIGENBAUM_DELTA))
             last.append(abs(d[-1] - FEIGENBAUM_DELTA))
             rows.append([c.p_ref, c.eps, name, d[0], d[2], d[-2], d[-1], accumulation_point(seq)])
@@ -560,10 +597,10 @@ def confirm_chaos(
 class FiniteGroupSummary:
     """The recursion with group estimates K/G (:func:`finite_group_orbit`) for several G, and the exact one.
 
-    orbits: label -> p_0..p_n ("exact recursion (G = infinity)", "G = 16", ...); per G after ``transient`` steps:
-    no_signal: fraction of groups with K = 0 or K = G; alternating: fraction of steps that reverse the previous
-    one (up-down); median_high: median of the values above the geometric mean of the exact attractor's extremes
-    (NaN if none); rows: those three per G, then the exact recursion's.
+    orbits: label (mathtext) -> p_0..p_n ("exact recursion ($G = \\infty$)", "$G = 16$", ...); per G after
+    ``transient`` steps: no_signal: fraction of groups with K = 0 or K = G; alternating: fraction of steps that
+    reverse the previous one (up-down); median_high: median of the values above the geometric mean of the exact
+    attractor's extremes (NaN if none); rows: those three per G, then the exact recursion's.
     """
 
     orbits: dict[str, np.ndarray]
@@ -595,11 +632,11 @@ def finite_group_summary(
     cycle = np.array(attractor(p_ref, beta, eps))
     split = np.sqrt(cycle.min() * cycle.max())
     exact = expit(iterate_logit(p_ref, beta, eps, n=n))
-    orbits = {"exact recursion (G = infinity)": exact}
+    orbits = {r"exact recursion ($G = \infty$)": exact}
     no_signal, alternating, high, rows = [], [], [], []
     for G in groups:
         p_sim, empty = finite_group_orbit(p_ref, beta, eps, G=G, n=n, seed=seed)
-        orbits[f"G = {G}"] = p_sim
+        orbits[f"$G = {G}$"] = p_sim
         tail = p_sim[transient:]
         no_signal.append(empty.mean())
         alternating.append(_alternation(tail))

@@ -46,6 +46,8 @@ from grpo_nb.variants.policy import (
 )
 from grpo_nb.variants.variant import Variant
 
+_P_REF = r"$p_{\mathrm{ref}}$"  # a table header's p_ref, typeset
+
 __all__ = [
     "ALL_VARIANTS",
     "CycleFrontier",
@@ -188,7 +190,12 @@ def recursion_agreement(
                 last.append(f"{p[0]:.3f} → {p[-1]:.3f}")
             worst = max(worst, err)
             rows.append([_NAMES[normalization], alpha, _small(err), ", ".join(last)])
-    headers = ["normalisation", "α", f"max |p_n tabular − p_n recursion|, n ≤ {n}", f"p_0 → p_{n} per run"]
+    headers = [
+        "normalisation",
+        "α",
+        rf"max $\lvert p_n^{{\mathrm{{tabular}}}} - p_n^{{\mathrm{{recursion}}}}\rvert$, $n \le {n}$",
+        f"$p_0 \\to p_{{{n}}}$ per run",
+    ]
     return RecursionAgreement(Table(headers, rows, ".3g"), worst)
 
 
@@ -235,7 +242,13 @@ def mean_only_fixed_point(
         zz = iterate_logit(pr, b, 1e-5, n=3, normalization="mean", alpha=1.0)
         closed = pr * np.exp(1 / b) / (1 - pr + pr * np.exp(1 / b))
         rows.append([pr, b, expit(zz[1]), expit(zz[3]), closed])
-    headers = ["p_ref", "β", "p_1", "p_3", "p_ref e^{1/β} / (1 − p_ref + p_ref e^{1/β})"]
+    headers = [
+        _P_REF,
+        "β",
+        "$p_1$",
+        "$p_3$",
+        r"$\frac{p_{\mathrm{ref}} e^{1/\beta}}{1 - p_{\mathrm{ref}} + p_{\mathrm{ref}} e^{1/\beta}}$",
+    ]
     return MeanOnlyCheck(
         Table(headers, rows, ".6g"), steps, offset_error, eps_independent, fp_error, superstable, drift
     )
@@ -393,13 +406,13 @@ def renyi_check(
     headers = [
         "α",
         "normalisation",
-        "max |R_n| from π_ref",
-        "max |z_n − recursion| from π_ref",
-        "|R_0| from π_0",
-        "corrected error from π_0",
-        "error without R at n = 1",
-        "decay rate of R",
-        "2 log(1 − α)",
+        r"max $\lvert R_n\rvert$ from $\pi_{\mathrm{ref}}$",
+        r"max $\lvert z_n - \text{recursion}\rvert$ from $\pi_{\mathrm{ref}}$",
+        r"$\lvert R_0\rvert$ from $\pi_0$",
+        r"corrected error from $\pi_0$",
+        "error without $R$ at $n = 1$",
+        "decay rate of $R_n$",
+        r"$2 \log(1 - \alpha)$",
     ]
     return RenyiCheck(
         Table(headers, rows, ".3g"), from_ref, ref_err, corr_err, uncorr, np.array(rates), np.array(predicted), series
@@ -467,7 +480,7 @@ def fixed_point_comparison(
         "missed roots",
         "lowest rises",
         "top stable rises",
-        "multiplier vs 1 − α + α h′_{αβ}",
+        r"multiplier vs $1 - \alpha + \alpha h'_{\alpha\beta}$",
     ]
     return FixedPointComparison(Table(headers, rows, ".3g"), residual, missed, low_ok, top_ok, mult_err)
 
@@ -534,8 +547,8 @@ def cycle_frontier(
         flip.append(f)
     headers = [
         "α",
-        "largest p_ref with a cycle or chaos",
-        "largest p_ref with multiplier < −1",
+        f"largest {_P_REF} with a cycle or chaos",
+        f"largest {_P_REF} with multiplier < −1",
         "grid points",
         "periods seen",
     ]
@@ -589,7 +602,11 @@ def effective_beta_check(
                 b_eff = float(effective_beta(logit(p_prev), b, eps))
                 mo = policy_step(pi_ref, pi_prev, reward, b_eff, eps, normalization="mean", alpha=alpha)
                 policy_err = max(policy_err, float(np.max(np.abs(mv - mo))))
-    headers = ["ε", "α", "max |g_mean+var(z; β) − g_mean-only(z; β_eff(z))| (relative)"]
+    headers = [
+        "ε",
+        "α",
+        r"max relative $\lvert g_{\text{mean+var}}(z; \beta) - g_{\text{mean}}(z; \beta_{\mathrm{eff}}(z))\rvert$",
+    ]
     return EffectiveBetaCheck(Table(headers, rows, ".3g"), map_err, policy_err, sandwich, touch)
 
 
@@ -620,7 +637,7 @@ def variant_orbit(variant: Variant, p_ref: float, beta: float, eps: float) -> Va
 def orbit_table(orbits: Sequence[VariantOrbit]) -> Table:
     """The :class:`VariantOrbit` of each variant as a table."""
     rows = [[o.label, o.n_fixed_points, o.verdict, o.limit] for o in orbits]
-    return Table(["variant", "fixed points", "orbit from p_ref", "limit p"], rows, ".4g")
+    return Table(["variant", "fixed points", f"orbit from {_P_REF}", "limit $p$"], rows, ".4g")
 
 
 @dataclass(frozen=True)
@@ -649,4 +666,6 @@ def variant_fixed_points(p_ref: float, beta: float, eps: float, *, alphas: Seque
 def fixed_point_table(points: Sequence[VariantFixedPoint]) -> Table:
     """The :class:`VariantFixedPoint` list as a table."""
     rows = [[f.alpha, f.index, f.p, f.logit, f.multiplier, f.stable] for f in points]
-    return Table(["α", "fixed point", "p*", "logit p*", "multiplier g′(z*)", "stable"], rows, ".4g")
+    return Table(
+        ["α", "fixed point", "$p^*$", r"$\operatorname{logit} p^*$", "multiplier $g'(z^*)$", "stable"], rows, ".4g"
+    )

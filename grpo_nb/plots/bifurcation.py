@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
+from matplotlib.ticker import ScalarFormatter
 from scipy.special import expit, logit
 
 from grpo_nb.dynamics.bifurcation import BifurcationDiagram, bifurcation_diagram
@@ -32,12 +33,21 @@ def _kind_label(kind: OrbitClass) -> str:
     return kind.label.replace("_", " ")
 
 
+def _power_of_ten(x: float) -> str:
+    """``x`` as mathtext for a figure label: ``10^{-4}`` for 1e-4, ``2 \\cdot 10^{-3}`` for 2e-3, ``0.5`` for 0.5."""
+    mantissa, exponent = f"{x:.0e}".split("e")
+    if -2 <= int(exponent) <= 1:
+        return f"{x:g}"
+    power = f"10^{{{int(exponent)}}}"
+    return power if mantissa == "1" else rf"{mantissa} \cdot {power}"
+
+
 def _p_axis(ax: plt.Axes, side: str = "right") -> None:
     """Secondary axis reading a logit axis as success probabilities."""
     sec = ax.secondary_yaxis(side, functions=(expit, logit))
-    sec.set_yticks([1e-4, 1e-3, 1e-2, 0.1, 0.5, 0.9, 0.99, 0.999, 0.9999])
-    sec.set_yticklabels(["1e-4", "1e-3", "0.01", "0.1", "0.5", "0.9", "0.99", "0.999", "0.9999"], fontsize=7)
-    sec.set_ylabel("p", fontsize=8)
+    sec.set_yticks([1e-4, 1e-2, 0.5, 0.99, 0.9999])
+    sec.set_yticklabels([r"$10^{-4}$", "0.01", "0.5", "0.99", "0.9999"], fontsize=9)
+    sec.set_ylabel(r"$p$")
 
 
 def plot_logit_map(
@@ -48,21 +58,21 @@ def plot_logit_map(
     ``curves`` maps a label to g evaluated on ``z``; ``orbit`` (logits z_0, z_1, ...) is drawn as a cobweb on
     the first curve.
     """
-    fig, ax = plt.subplots(figsize=(6.0, 4.0), layout="constrained")
-    ax.plot(z, z, color="black", lw=0.8, ls="--", label="z' = z")
+    fig, ax = plt.subplots(figsize=(6.4, 4.4), layout="constrained")
+    ax.plot(z, z, color="black", lw=0.8, ls="--", label=r"diagonal $z' = z$")
     for label, values in curves.items():
         ax.plot(z, values, lw=1.6, label=label)
     if orbit is not None and len(orbit) > 1:
         xs = np.repeat(orbit, 2)[:-1]  # z0 z0 z1 z1 z2 ...
         ys = np.r_[orbit[0], np.repeat(orbit[1:], 2)][: xs.size]  # z0 z1 z1 z2 z2 ...
-        ax.plot(xs, ys, lw=0.7, color="0.4", label="orbit from $p_{ref}$")
+        ax.plot(xs, ys, lw=0.9, color="0.35", label=r"orbit from $p_{\mathrm{ref}}$")
     ax.axvline(0.0, color="0.7", lw=0.6)
     ax.set_xlim(z.min(), z.max())
     ax.set_ylim(z.min(), z.max())
-    ax.set_xlabel(r"logit $z = \log\frac{p}{1-p}$ of $p_{n-1}$")
-    ax.set_ylabel(r"logit of $p_n$:  $g(z)$")
-    ax.legend(fontsize=7, loc="upper left")
-    ax.set_title(title, fontsize=10)
+    ax.set_xlabel(r"$z = \mathrm{logit}\, p_{n-1}$")
+    ax.set_ylabel(r"$g(z) = \mathrm{logit}\, p_n$")
+    ax.legend(fontsize=9.5, loc="upper left")
+    ax.set_title(title)
     return fig
 
 
@@ -77,12 +87,15 @@ def plot_bifurcation_diagrams(
 ) -> Figure:
     """Bifurcation diagrams: post-transient logits of p_n against beta (top) and the Lyapunov exponent (bottom).
 
-    One column per diagram. Points are coloured by the orbit's kind; logits beyond ``logit_range`` (orbits that
-    went to p ~ 1) are drawn at its upper edge. ``marks`` (per column, label -> beta) adds vertical lines.
+    One column per diagram, at most two side by side (so that the labels stay legible in the book's text column).
+    Points are coloured by the orbit's kind; logits beyond ``logit_range`` (orbits that went to p ~ 1) are drawn at
+    its upper edge. ``marks`` (per column, label -> beta) adds vertical lines.
     """
     n = len(diagrams)
+    if n not in (1, 2):
+        raise ValueError(f"len(diagrams)={n} is invalid; valid: 1 or 2 diagrams (at most two panels side by side)")
     fig, axes = plt.subplots(
-        2, n, figsize=(max(3.6 * n + 0.6, 7.0), 5.4), layout="constrained", sharex="col", squeeze=False,
+        2, n, figsize=(6.8, 5.6), layout="constrained", sharex="col", squeeze=False,
         gridspec_kw={"height_ratios": [2.2, 1.0]},
     )  # fmt: skip
     lo, hi = logit_range
@@ -105,50 +118,53 @@ def plot_bifurcation_diagrams(
                 continue
             for ax in (top, bottom):
                 ax.axvline(beta, color="0.3", lw=0.6, ls=":")
-            top.annotate(label, (beta, hi), fontsize=6, rotation=90, va="top", ha="right")
+            top.annotate(label, (beta, hi), fontsize=10, rotation=90, va="top", ha="right")
         top.set_xscale("log" if log_beta else "linear")
         top.set_xlim(d.beta[0], d.beta[-1])
         top.set_ylim(lo - 0.3, hi + 0.3)
         bottom.set_ylim(*lyapunov_range)
         bottom.set_xlabel(r"KL coefficient $\beta$")
-        top.set_title(titles[j] if titles else rf"$p_{{ref}}$ = {d.p_ref:.0e}, $\varepsilon$ = {d.eps:.0e}", fontsize=9)
+        default = rf"$p_{{\mathrm{{ref}}}} = {_power_of_ten(d.p_ref)}$, $\varepsilon = {_power_of_ten(d.eps)}$"
+        top.set_title(titles[j] if titles else default)
         if j == n - 1:
             _p_axis(top)
-    axes[0, 0].set_ylabel(r"long-run logit of $p_n$")
-    axes[1, 0].set_ylabel("Lyapunov exponent")
+    axes[0, 0].set_ylabel(r"long-run $\mathrm{logit}\, p_n$")
+    axes[1, 0].set_ylabel(r"Lyapunov exp. $\lambda$")
     handles = [plt.Line2D([], [], marker="o", ls="", color=c, label=_kind_label(k)) for k, c in _KIND_COLORS.items()]
-    axes[0, 0].legend(handles=handles, fontsize=7, loc="lower left")
+    axes[0, 0].legend(handles=handles, fontsize=9, loc="lower left")
     return fig
 
 
 def plot_feigenbaum_ratios(ratios: Mapping[str, np.ndarray], delta: float) -> Figure:
     """Ratios of successive bifurcation intervals against the doubling index k, with Feigenbaum's delta."""
-    fig, ax = plt.subplots(figsize=(5.6, 3.4), layout="constrained")
+    fig, ax = plt.subplots(figsize=(6.6, 4.6), layout="constrained")
     for label, r in ratios.items():
         ax.plot(np.arange(2, r.size + 2), r, marker="o", ms=4, label=label)
-    ax.axhline(delta, color="black", lw=0.8, ls="--", label=rf"Feigenbaum $\delta$ = {delta:.4f}")
+    ax.axhline(delta, color="black", lw=0.8, ls="--", label=rf"Feigenbaum $\delta = {delta:.4f}$")
     ax.set_yscale("log")
-    ax.set_xlabel("k (interval k-1 over interval k)")
-    ax.set_ylabel("ratio of successive intervals")
-    ax.legend(fontsize=7)
+    ax.yaxis.set_major_formatter(ScalarFormatter())
+    ax.yaxis.set_minor_formatter(ScalarFormatter())
+    ax.set_xlabel(r"$k$ (interval $k-1$ over interval $k$)")
+    ax.set_ylabel(r"ratio $\delta_k$ of successive intervals")
+    ax.legend(fontsize=8.5, ncol=2, loc="upper right")
     return fig
 
 
 def plot_separation(result: SeparationResult, lyapunov: float, title: str = "") -> Figure:
     """log10 of the distance between two high-precision orbits started ``delta0`` apart, per pair, against n,
     with the growth exp(lyapunov n) the float64 Lyapunov exponent predicts."""
-    fig, ax = plt.subplots(figsize=(6.0, 3.6), layout="constrained")
+    fig, ax = plt.subplots(figsize=(6.4, 4.0), layout="constrained")
     n = np.arange(result.log_separation.shape[1])
     for i, row in enumerate(result.log_separation):
         ax.plot(n, row / np.log(10), lw=0.8, alpha=0.8, label="pairs of orbits" if i == 0 else None)
     ax.plot(n, (np.log(result.delta0) + lyapunov * n) / np.log(10), color="black", ls="--", lw=1.2,
-            label=rf"$\delta_0 e^{{\lambda n}}$, $\lambda$ = {lyapunov:.3f} (float64)")  # fmt: skip
+            label=rf"$\delta_0 e^{{\lambda n}}$, $\lambda = {lyapunov:.3f}$ (float64)")  # fmt: skip
     ax.axhline(np.log10(result.threshold), color="0.5", lw=0.6, ls=":")
     ax.set_ylim(np.log10(result.delta0) - 5, 2)
-    ax.set_xlabel("step n")
+    ax.set_xlabel(r"step $n$")
     ax.set_ylabel(r"$\log_{10}|z'_n - z_n|$")
-    ax.set_title(title or f"{result.dps}-digit arithmetic", fontsize=10)
-    ax.legend(fontsize=7, loc="lower right")
+    ax.set_title(title or f"{result.dps}-digit arithmetic")
+    ax.legend(fontsize=9.5, loc="lower right")
     return fig
 
 
@@ -156,17 +172,17 @@ def plot_finite_group_orbits(orbits: Mapping[str, np.ndarray], title: str = "") 
     """Success probability p_n against the iteration n (logit scale) for exact and finite-group recursions.
 
     A series whose label starts with "exact" is drawn as a black dashed reference line on top."""
-    fig, ax = plt.subplots(figsize=(6.4, 3.6), layout="constrained")
+    fig, ax = plt.subplots(figsize=(6.6, 4.2), layout="constrained")
     for label, p in orbits.items():
         if label.startswith("exact"):  # the noiseless reference: on top, in black
             ax.plot(np.arange(p.size), p, color="black", ls="--", lw=1.0, label=label, zorder=5)
         else:
             ax.plot(np.arange(p.size), p, marker="o", ms=2, lw=0.8, label=label)
     ax.set_yscale("logit")
-    ax.set_xlabel("GRPO iteration n")
+    ax.set_xlabel(r"GRPO iteration $n$")
     ax.set_ylabel(r"$p_n$ (logit scale)")
-    ax.set_title(title, fontsize=10)
-    ax.legend(fontsize=7, loc="lower right")
+    ax.set_title(title)
+    ax.legend(fontsize=9.5, loc="lower right")
     return fig
 
 

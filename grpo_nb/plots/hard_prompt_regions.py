@@ -21,15 +21,15 @@ def plot_lyapunov_map(
 ) -> Figure:
     """Heat map of the exponent over (beta, p_ref) (log axes), chaotic points in black, and ``curves``:
     label -> p_ref values over m.beta (NaN where a curve does not exist)."""
-    fig, ax = plt.subplots(figsize=(8.0, 4.6), layout="constrained")
+    fig, ax = plt.subplots(figsize=(6.8, 5.6), layout="constrained")
     lam = np.clip(np.where(np.isfinite(m.lyapunov), m.lyapunov, -2.0), -2.0, 0.5)
     mesh = ax.pcolormesh(m.beta, m.p_ref, lam, cmap="RdBu_r", norm=TwoSlopeNorm(0.0, -2.0, 0.5), shading="nearest")
-    fig.colorbar(mesh, ax=ax, label=r"Lyapunov exponent $\lambda$ (clipped to [-2, 0.5])")
+    fig.colorbar(mesh, ax=ax, label=r"Lyapunov exponent $\lambda$ (clipped to $[-2, 0.5]$)")
     b, p = np.broadcast_arrays(m.beta[None, :], m.p_ref[:, None])
     ax.scatter(b[chaotic], p[chaotic], s=4, c="k", label="chaotic (confirmed by twin orbits)")
     for (label, values), style in zip(curves.items(), ("-", "--", "--", ":"), strict=False):
         ax.plot(m.beta, values, style, color="tab:green", lw=1.6, label=label or None)
-    ax.set(xscale="log", yscale="log", xlabel=r"$\beta$", ylabel=r"$p_{ref}$", title=title)
+    ax.set(xscale="log", yscale="log", xlabel=r"$\beta$", ylabel=r"$p_{\mathrm{ref}}$", title=title)
     ax.set_ylim(m.p_ref.min(), m.p_ref.max())
-    ax.legend(loc="lower left", fontsize=8)
+    fig.legend(loc="outside lower center", fontsize=9.5)
     return fig

@@ -104,7 +104,7 @@ def logit_map_from_theorem2(h: sp.Expr | None = None) -> Identity:
     """log(h/(1-h)) of Theorem 2's h (or ``h``, an expression in Z, A, BETA, EPS) equals the logit map g."""
     h = theorem2_h() if h is None else sp.sympify(h)
     derived = sp.expand_log(sp.log(sp.simplify(h / (1 - h))), force=True)
-    ident = check_equal("logit h(sigmoid z) = g(z)", derived, G)
+    ident = check_equal("logit h(σ(z)) = g(z)", derived, G)
     if not ident.holds:  # sympy may leave exponentials unsimplified: retry written in exponentials
         ident = replace(ident, holds=sp.simplify((derived - G).rewrite(sp.exp)) == 0)
     return replace(ident, lhs=sp.log(sp.Symbol("h") / (1 - sp.Symbol("h"))))
@@ -135,7 +135,7 @@ def no_cycle_threshold(claimed: sp.Expr | None = None) -> Identity:
     rhs = 1 / (1 + sp.exp(1 / (BETA * sp.sqrt(sp.Rational(1, 4) + EPS)))) if claimed is None else claimed
     (a_c,) = sp.solve(sp.Eq(G.subs(Z, 0), 0), A)
     derived = 1 / (1 + sp.exp(-a_c))
-    return check_equal("p_ref where g(0) = 0", derived, sp.sympify(rhs))
+    return check_equal("no-cycle threshold, g(0) = 0", derived, sp.sympify(rhs))
 
 
 def critical_curvature(claimed: sp.Expr | None = None) -> Identity:
@@ -153,7 +153,7 @@ def flip_gap_leading_order(claimed: sp.Expr | None = None) -> Identity:
     m, z, k = sp.symbols("m z k", real=True)
     (sol,) = sp.solve([m + k * z**2 - z, 2 * k * z + 1], [m, z], dict=True)
     k_g = sp.series(G, Z, 0, 3).removeO().coeff(Z, 2)
-    return check_equal("gap = -m at the flip", -sol[m].subs(k, k_g), sp.sympify(rhs))
+    return check_equal("gap to the first doubling", -sol[m].subs(k, k_g), sp.sympify(rhs))
 
 
 def threshold_steps() -> list[Identity]:

@@ -83,7 +83,7 @@ def logit_recursion(claimed: sp.Expr | None = None) -> Identity:
     rhs = ALPHA * _A + (1 - ALPHA) * _Z + s / BETA if claimed is None else sp.sympify(claimed)
     rhs_here = rhs.subs({_Z: a + _T}).subs(_A, a)
     identity = check_equal("logit p_n", sp.expand_log(sp.powsimp(lhs, force=True), force=True), sp.expand_log(rhs_here))
-    return Identity(identity.name, sp.Symbol("logit p_n"), rhs, identity.holds, identity.residual)
+    return Identity(identity.name, sp.Symbol(r"\operatorname{logit} p_n"), rhs, identity.holds, identity.residual)
 
 
 def renyi_term_vanishes(claimed_tilt: sp.Expr | None = None) -> Identity:
@@ -99,7 +99,7 @@ def renyi_term_vanishes(claimed_tilt: sp.Expr | None = None) -> Identity:
     prev = {w: m / (prev_mass[w1] + prev_mass[w2]) for w, m in prev_mass.items()}
     total = sum(ref[w] ** ALPHA * prev[w] ** (1 - ALPHA) for w in (w1, w2))
     # simplify the sum first: sympy cancels e^t inside the powers there, but not in the difference with 1
-    return replace(check_equal("Σ_S π_ref(o|S)^α π_{n-1}(o|S)^{1-α}", sp.simplify(total), 1), lhs=total)
+    return replace(check_equal("the Rényi sum over successes is 1", sp.simplify(total), 1), lhs=total)
 
 
 def fixed_point_reduction(claimed_coefficient: sp.Expr | None = None) -> list[Identity]:

@@ -65,7 +65,7 @@ def test_two_cycle_of_the_paper_run() -> None:
     assert cyc.lower_fixed_logits.size == 1 and cyc.lower_fixed_slopes[0] < -1
     assert expit(cyc.logits[0]) < expit(cyc.lower_fixed_logits[0]) < expit(cyc.logits[1])  # in between
     assert stable.kind.kind == "fixed_point" and stable.lower_fixed_slopes[0] > -1 and stable.map_error < 1e-12
-    assert len(fig5.rows) == 5 and fig5.rows[-1][0].startswith("beta = 10 instead")
+    assert len(fig5.rows) == 5 and fig5.rows[-1][0].startswith(r"$\beta = 10$ instead")
     assert cyc.orbit.shape == (401,) and cyc.orbit[0] == pytest.approx(logit(FIG5[0]))
 
 
@@ -143,7 +143,9 @@ def test_feigenbaum_summary(cascade) -> None:
     f = checks.feigenbaum_summary([cascade])
     assert len(f.ratios) == 2 and f.last_error.shape == (2,) and np.all(f.last_error < f.first_error)
     row = f.rows[0]
-    assert row[2] == "B" and row[3] == pytest.approx(f.ratios["B_k, p_ref = 0.0001, eps = 1e-05"][0])
+    assert row[2] == "B" and row[3] == pytest.approx(
+        f.ratios[r"$B_k$, $p_{\mathrm{ref}} = 10^{-4}$, $\varepsilon = 10^{-5}$"][0]
+    )
     assert abs(row[6] - FEIGENBAUM_DELTA) < 0.2 and row[7] < cascade.superstable[-1]  # beta_inf below the last R_k
 
 
@@ -186,7 +188,7 @@ def test_confirm_chaos_needs_chaos(diagram) -> None:
 
 def test_finite_group_summary() -> None:
     s = checks.finite_group_summary(*FIG5, groups=[16, 65536], n=60, seed=7)
-    assert list(s.orbits) == ["exact recursion (G = infinity)", "G = 16", "G = 65536"]
+    assert list(s.orbits) == [r"exact recursion ($G = \infty$)", "$G = 16$", "$G = 65536$"]
     assert s.no_signal[0] > 0.5 and s.no_signal[1] == 0 and s.alternating[1] > 0.9
     assert [r[0] for r in s.rows] == ["16", "65536", "exact"] and s.rows[-1][2] == 1.0  # the exact 2-cycle alternates
     assert np.isclose(s.rows[-1][3], max(checks.attractor_report(*FIG5).points))
