@@ -254,6 +254,11 @@ def expected_map_curves(
     return out
 
 
+def _columns(table: Table, n_columns: Sequence[int]) -> Table:
+    """The columns ``n_columns`` (indices) of ``table``, as a narrower table that fits a phone's width."""
+    return Table([table.headers[i] for i in n_columns], [[row[i] for i in n_columns] for row in table.rows], table.fmt)
+
+
 @dataclass(frozen=True)
 class IterationsGap:
     """Per prompt, the final success probability: the book's seed average (``book``, its standard error
@@ -269,6 +274,12 @@ class IterationsGap:
     eight_se: np.ndarray
     two: np.ndarray
     two_se: np.ndarray
+
+    @property
+    def tables(self) -> tuple[Table, Table]:
+        """:attr:`table` in two parts for the page: the prediction (h, the law, the book's seeds and their z-scores),
+        and the runs with eight and with two answers next to the law."""
+        return _columns(self.table, (0, 1, 2, 3, 4, 5)), _columns(self.table, (0, 2, 6, 7))
 
 
 def iterations_gap(
@@ -393,6 +404,12 @@ class ZeroVarianceStudy:
     solved: dict[str, FiniteGroupLaw]
     runs: dict[str, np.ndarray]
     z: dict[str, np.ndarray]
+
+    @property
+    def tables(self) -> tuple[Table, Table]:
+        """:attr:`table` in two parts for the page: the expected success probabilities with the runs, and the number of
+        groups drawn."""
+        return _columns(self.table, (0, 1, 2, 3, 4, 5)), _columns(self.table, (0, 6, 7))
 
 
 def zero_variance_study(

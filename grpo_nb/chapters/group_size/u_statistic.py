@@ -301,7 +301,7 @@ def difficulty_scan(
         "$C_1$",
         "$C_2$",
         "$C_3$",
-        r"$G^* = 1 + \sqrt{C_3/C_1}$",
+        "$G^*$",
         r"Thm 7: $\sqrt{C_3/C_1}$",
         r"$G^* \sqrt{p}$",
     ]
