@@ -1,6 +1,8 @@
 """The analyses of the chapter "Appendix: the proofs, checked" (``book/appendix_proofs.md``), each returning its table
 and the values the chapter's asserts need; the section of the chapter that uses each is named in brackets.
 
+* :func:`proof_table` (every section): the checks of one result as a table, one row per step, with its verdict,
+  names and notes typeset for the page.
 * :func:`contraction_table` ("Appendix B: amplification and local convergence"): Theorems 6 and 4 on explicit
   (p_ref, beta, eps), one row per contraction interval found, and the paper's "divergent" case, where the orbit
   reaches no contraction interval.
@@ -15,11 +17,29 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from grpo_nb.report import Table
+from IPython.display import Markdown
+
+from grpo_nb.report import Table, markdown_table
 from grpo_nb.symbolic.convergence import theorem4_local_convergence, theorem6_local_contraction
+from grpo_nb.symbolic.errata import typeset
 from grpo_nb.symbolic.identity import Identity
 
-__all__ = ["ContractionTable", "contraction_table"]
+__all__ = ["ContractionTable", "contraction_table", "proof_table", "typeset_identity"]
+
+
+def typeset_identity(identity: Identity) -> Markdown:
+    """One derived identity for the page (every section): its name typeset by :func:`grpo_nb.symbolic.errata.typeset`,
+    its verdict, and the claim as display math with p_ref's subscript upright, as the prose writes it."""
+    claim = identity.latex().replace("p_{ref}", r"p_{\mathrm{ref}}")
+    return Markdown(f"**{typeset(identity.name)}** ({identity.verdict})\n\n$$\n{claim}\n$$\n")
+
+
+def proof_table(checks: Sequence[Identity]) -> Markdown:
+    """The steps of one proof as a table (every section): the claim each check tests, its verdict ("✓ holds" or
+    "FAILS") and its notes, with the plain-text formulas of names and notes typeset by
+    :func:`grpo_nb.symbolic.errata.typeset`."""
+    rows = [(typeset(c.name), "✓ holds" if c.holds else "FAILS", typeset(c.notes)) for c in checks]
+    return markdown_table(["step checked", "result", "notes"], rows)
 
 
 @dataclass(frozen=True)
@@ -57,6 +77,6 @@ def contraction_table(
     diverging = theorem4_local_convergence(*divergent)
     reached = diverging.extra.get("interval")
     rows.append([*divergent, "none reached" if reached is None else f"{reached.p_star:.6f}", "", "", "", "", "", "-"])
-    headers = ["p_ref", "beta", "eps", "p*", "h'(p*)", "k", "I", "sup of abs h' on I", "max step ratio",
-               "orbit in I from step"]  # fmt: skip
+    headers = [r"$p_{\mathrm{ref}}$", r"$\beta$", r"$\varepsilon$", "$p^*$", "$h'(p^*)$", "$k$", "$I$",
+               r"$\sup_I \lvert h'\rvert$", "max step ratio", "orbit in $I$ from step"]  # fmt: skip
     return ContractionTable(Table(headers, rows, ".3g"), tuple(contraction), tuple(convergence), diverging)

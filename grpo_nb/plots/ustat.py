@@ -5,6 +5,7 @@ Algorithm 1 runs, dynamic sampling, and hard prompts with a finite group. Each f
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 
 import matplotlib.pyplot as plt
@@ -30,18 +31,35 @@ _EST_COLORS = {"vanilla": "tab:blue", "grpo": "tab:orange", "oracle": "tab:green
 
 MSEByEstimator = Mapping[tuple[str, str], np.ndarray]
 
+_GROUP = re.compile(r"\bG = (\d+|∞)")
+
+
+def _mathtext(label: str) -> str:
+    """A chapter's label in mathtext: "G = 8" as $G = 8$, "H_G" and "H_16" as $H_G$ and $H_{16}$, "h" as $h$."""
+    label = _GROUP.sub(lambda m: "$G = " + (r"\infty" if m.group(1) == "∞" else m.group(1)) + "$", label)
+    label = re.sub(r"\bH_(\w+)", lambda m: "$H_{" + m.group(1) + "}$", label)
+    return re.sub(r"^h\b", "$h$", label)
+
+
+def _legend_axis(ax) -> None:
+    """An empty grid cell that holds the figure's legend (the figures have at most two panels side by side)."""
+    ax.axis("off")
+
 
 def plot_mse_curves(
     groups: np.ndarray, mc: MSEByEstimator, half_width: MSEByEstimator, *, exact: MSEByEstimator, title: str = ""
 ) -> Figure:
     """MSE against G (log-log) per bandit: Monte Carlo means ``mc`` with 95% half-widths ``half_width`` (markers) and
-    the exact MSE ``exact`` (lines), each {(bandit label, estimator): array over ``groups``}; one panel per label."""
+    the exact MSE ``exact`` (lines), each {(bandit label, estimator): array over ``groups``}; one panel per label, two
+    panels to a row, the legend in the grid's last cell."""
     labels = list(dict.fromkeys(lab for lab, _ in exact))
-    fig, axes = plt.subplots(1, len(labels), figsize=(3.4 * len(labels), 3.3), layout="constrained", sharey=True)
-    for ax, lab in zip(np.atleast_1d(axes), labels, strict=True):
+    n_rows = (len(labels) + 2) // 2
+    fig, axes = plt.subplots(n_rows, 2, figsize=(6.7, 2.9 * n_rows), layout="constrained", sharey=True)
+    axes = np.atleast_1d(axes).ravel()
+    for ax, lab in zip(axes, labels, strict=False):
         for est in ("vanilla", "grpo", "oracle"):
             c = _EST_COLORS[est]
-            ax.plot(groups, exact[lab, est], color=c, lw=1.2, label=f"{est} (exact)")
+            ax.plot(groups, exact[lab, est], color=c, lw=1.4, label=f"{est} (exact)")
             ax.errorbar(
                 groups,
                 mc[lab, est],
@@ -49,25 +67,29 @@ def plot_mse_curves(
                 color=c,
                 ls="none",
                 marker="o",
-                ms=3,
+                ms=3.5,
                 capsize=2,
-                label=f"{est} (MC, 95%)",
+                label=f"{est} (Monte Carlo, 95%)",
             )
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
-        ax.set_xlabel("group size G")
-        ax.set_title(lab, fontsize=10)
-    np.atleast_1d(axes)[0].set_ylabel(r"MSE $\mathbb{E}\,|\hat g - \nabla V|^2$")
-    np.atleast_1d(axes)[-1].legend(fontsize=7)
+        ax.set_xlabel(r"group size $G$")
+        ax.set_title(f"${lab}$")
+    for ax in axes[::2]:
+        ax.set_ylabel(r"MSE $\mathbb{E}\,|\hat g - \nabla V|^2$")
+    for ax in axes[len(labels) :]:
+        _legend_axis(ax)
+    handles, names = axes[0].get_legend_handles_labels()
+    (axes[-1] if len(labels) < axes.size else axes[0]).legend(handles, names, loc="center")
     if title:
-        fig.suptitle(title, fontsize=10)
+        fig.suptitle(title)
     return fig
 
 
 def plot_budget(fit: ScalingFit, title: str = "") -> Figure:
     """MSE of GRPO's minibatch estimate with B = N/G prompts against G: Monte Carlo (95%), exact, the fitted
     Proposition 3 curve, and the optimal G* of the exact and fitted constants."""
-    fig, ax = plt.subplots(figsize=(5.6, 3.6), layout="constrained")
+    fig, ax = plt.subplots(figsize=(6.0, 3.8), layout="constrained")
     g = np.geomspace(fit.groups.min(), fit.groups.max(), 200)
     ax.plot(g, fit.true.budget_mse(fit.N, g), color="black", lw=1.2, label="exact (Prop. 3)")
     ax.plot(g, fit.fitted.budget_mse(fit.N, g), color="tab:orange", ls="--", lw=1.2, label="fitted constants")
@@ -83,14 +105,15 @@ def plot_budget(fit: ScalingFit, title: str = "") -> Figure:
         label="Monte Carlo (95%)",
     )
     ax.axvline(
-        fit.true.optimal_group_size, color="black", lw=0.8, ls=":", label=f"G* = {fit.true.optimal_group_size:.2f}"
+        fit.true.optimal_group_size, color="black", lw=0.8, ls=":", label=rf"$G^* = {fit.true.optimal_group_size:.2f}$"
     )
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
-    ax.set_xlabel(f"group size G (B = {fit.N}/G prompts)")
+    ax.set_xlabel(rf"group size $G$ ($B = {fit.N}/G$ prompts)")
     ax.set_ylabel("MSE of the minibatch gradient")
-    ax.set_title(title, fontsize=10)
-    ax.legend(fontsize=7)
+    if title:
+        ax.set_title(title)
+    ax.legend()
     return fig
 
 
@@ -99,14 +122,14 @@ def plot_expected_maps(
 ) -> Figure:
     """Left: the expected next success probability against p (h, H_G, plug-in models; log axes). Right: the signal
     retention rho_G(p) against p per G (``rho``: label -> values on ``p``)."""
-    fig, (ax, bx) = plt.subplots(1, 2, figsize=(10.0, 3.8), layout="constrained")
+    fig, (ax, bx) = plt.subplots(1, 2, figsize=(6.6, 3.6), layout="constrained")
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     solved = [k for k in maps if k.startswith("G =")]
     for label, values in maps.items():
         if label.startswith("h"):
-            ax.plot(p, values, color="black", lw=1.6, label=label)
+            ax.plot(p, values, color="black", lw=1.6, label=_mathtext(label))
         elif label.startswith("G ="):
-            ax.plot(p, values, color=colours[solved.index(label) % 10], lw=1.2, label=label)
+            ax.plot(p, values, color=colours[solved.index(label) % 10], lw=1.2, label=_mathtext(label))
         else:
             base = label.replace("plug-in, ", "")
             ax.plot(
@@ -115,21 +138,22 @@ def plot_expected_maps(
                 color=colours[solved.index(base) % 10],
                 lw=0.9,
                 ls=":",
-                label=label if base == solved[-1] else None,
+                label="plug-in" if base == solved[-1] else None,
             )
     ax.plot(p, p, color="0.6", lw=0.6, ls="--")
     ax.set_xscale("log")
     ax.set_xlabel(r"$p_{n-1}$")
     ax.set_ylabel(r"$\mathbb{E}[p_n \mid p_{n-1}]$")
-    ax.set_title(title, fontsize=10)
-    ax.legend(fontsize=7, loc="lower right")
+    if title:
+        ax.set_title(title)
+    ax.legend(loc="lower right", fontsize=9)
     for i, (label, values) in enumerate(rho.items()):
-        bx.plot(p, values, color=colours[i % 10], label=label)
+        bx.plot(p, values, color=colours[i % 10], label=_mathtext(label))
     bx.set_xscale("log")
     bx.set_ylim(0, 1.05)
-    bx.set_xlabel("p")
+    bx.set_xlabel(r"$p$")
     bx.set_ylabel(r"signal retention $\rho_G(p)$")
-    bx.legend(fontsize=7)
+    bx.legend(fontsize=9)
     return fig
 
 
@@ -139,22 +163,28 @@ def plot_chain_comparison(
     """One panel per G: the finite-group law (mean, q10-q90 band), Algorithm 1 runs (``runs[G]``, shape
     (n+1, seeds): mean, q10-q90 of the seeds) and the recursion h (``recursion``, p_0..p_n)."""
     groups = list(laws)
-    fig, axes = plt.subplots(1, len(groups), figsize=(2.5 * len(groups), 3.0), layout="constrained", sharey=True)
-    for ax, G in zip(np.atleast_1d(axes), groups, strict=True):
+    n_rows = (len(groups) + 2) // 2
+    fig, axes = plt.subplots(n_rows, 2, figsize=(6.7, 2.6 * n_rows), layout="constrained", sharey=True)
+    axes = np.atleast_1d(axes).ravel()
+    for ax, G in zip(axes, groups, strict=False):
         law, run = laws[G], runs[G]
         n = np.arange(law.mean.size)
         ax.fill_between(n, law.quantiles[0], law.quantiles[-1], color="tab:orange", alpha=0.25, label="law: q10–q90")
         ax.plot(n, law.mean, color="tab:orange", lw=1.5, label="law: mean")
         q = np.quantile(run, [0.1, 0.9], axis=1)
         ax.vlines(n + 0.15, q[0], q[1], color="tab:blue", lw=1.0, label="Algorithm 1: q10–q90 of the seeds")
-        ax.plot(n + 0.15, run.mean(axis=1), ls="none", marker="o", ms=3, color="tab:blue", label="Algorithm 1: mean")
-        ax.plot(n, recursion, color="black", ls=":", lw=1.2, label="h-orbit")
-        ax.set_title(f"G = {G}", fontsize=10)
-        ax.set_xlabel("iteration n")
-    np.atleast_1d(axes)[0].set_ylabel("success probability")
-    np.atleast_1d(axes)[-1].legend(fontsize=6, loc="lower right")
+        ax.plot(n + 0.15, run.mean(axis=1), ls="none", marker="o", ms=3.5, color="tab:blue", label="Algorithm 1: mean")
+        ax.plot(n, recursion, color="black", ls=":", lw=1.4, label=r"orbit of $h$")
+        ax.set_title(f"$G = {G}$")
+        ax.set_xlabel(r"iteration $n$")
+    for ax in axes[::2]:
+        ax.set_ylabel("success probability")
+    for ax in axes[len(groups) :]:
+        _legend_axis(ax)
+    handles, names = axes[0].get_legend_handles_labels()
+    (axes[-1] if len(groups) < axes.size else axes[0]).legend(handles, names, loc="center")
     if title:
-        fig.suptitle(title, fontsize=10)
+        fig.suptitle(title)
     return fig
 
 
@@ -169,7 +199,7 @@ def plot_zero_variance(
     """E[p_n] under each no-signal rule ("keep", "drop", "resample"): the law with Algorithm 1's inner loop
     (``laws``, solid), with the inner problem solved (``solved``, dashed), Algorithm 1 runs (``runs[rule]``, shape
     (n+1, seeds): markers, 95% intervals), and the recursion h (``recursion``, dotted)."""
-    fig, ax = plt.subplots(figsize=(6.4, 3.6), layout="constrained")
+    fig, ax = plt.subplots(figsize=(6.7, 4.6), layout="constrained")
     colours = {"keep": "tab:blue", "drop": "tab:green", "resample": "tab:red"}
     for rule, law in laws.items():
         n = np.arange(law.mean.size)
@@ -178,11 +208,12 @@ def plot_zero_variance(
         ax.plot(n, law.mean, color=colours[rule], lw=1.5, label=f"{rule}: law")
         ax.plot(n, solved[rule].mean, color=colours[rule], lw=1.0, ls="--", label=f"{rule}: inner problem solved")
         ax.errorbar(n + 0.12, run.mean(axis=1), yerr=se, color=colours[rule], ls="none", marker="o", ms=3, capsize=2)
-    ax.plot(np.arange(recursion.size), recursion, color="black", ls=":", label="h-orbit (exact p)")
-    ax.set_xlabel("iteration n")
+    ax.plot(np.arange(recursion.size), recursion, color="black", ls=":", label=r"orbit of $h$ (exact $p$)")
+    ax.set_xlabel(r"iteration $n$")
     ax.set_ylabel(r"$\mathbb{E}[p_n]$")
-    ax.set_title(title, fontsize=10)
-    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    if title:
+        ax.set_title(title)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=2, fontsize=9)
     return fig
 
 
@@ -192,26 +223,27 @@ def plot_hard_prompt_finite_group(
     """Left: the last values of the orbit of each expected map (h and H_G) against beta (a bifurcation diagram, log p).
     Right: seeded runs of the finite-group chain (``paths``: label -> p_n for one run; p within 1e-12 of 1 is drawn
     at 1 - 1e-12)."""
-    fig, (ax, bx) = plt.subplots(1, 2, figsize=(10.5, 3.8), layout="constrained")
+    fig, (ax, bx) = plt.subplots(1, 2, figsize=(6.6, 3.8), layout="constrained")
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     for i, (label, keep) in enumerate(orbits.items()):
         c = "black" if label.startswith("h") else colours[i % 10]
         ax.plot(np.repeat(betas, keep.shape[1]), keep.ravel(), ls="none", marker=".", ms=1.2, color=c, alpha=0.7)
-        ax.plot([], [], ls="none", marker="o", ms=4, color=c, label=label)
+        ax.plot([], [], ls="none", marker="o", ms=4, color=c, label=_mathtext(label))
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel(r"$\beta$")
     ax.set_ylabel("long-run values of the orbit")
-    ax.set_title(title, fontsize=10)
-    ax.legend(fontsize=7)
+    if title:
+        ax.set_title(title)
+    ax.legend(fontsize=9)
     for i, (label, p) in enumerate(paths.items()):
         shown = np.clip(p, 1e-12, 1 - 1e-12)  # p = 1 in float64 (logit > 37) is drawn at the top edge
-        bx.plot(np.arange(p.size), shown, lw=0.8, marker="o", ms=1.5, color=colours[i % 10], label=label)
+        bx.plot(np.arange(p.size), shown, lw=0.8, marker="o", ms=1.5, color=colours[i % 10], label=_mathtext(label))
     bx.set_yscale("logit")
     bx.set_ylim(5e-4, 1 - 5e-13)
-    bx.set_xlabel("iteration n")
+    bx.set_xlabel(r"iteration $n$")
     bx.set_ylabel(r"$p_n$ (logit scale)")
-    bx.legend(fontsize=7, loc="center right")
+    bx.legend(fontsize=9, loc="center right")
     return fig
 
 
@@ -220,14 +252,15 @@ def draw_finite_group_law(
 ) -> Figure:
     """The law of p_n (inner problem solved) for one prompt and group size: mean and q10-q90 band, against h."""
     law = finite_group_law(StepModel(p_ref, beta, eps, G, no_signal=no_signal), n)
-    fig, ax = plt.subplots(figsize=(6.0, 3.4), layout="constrained")
+    fig, ax = plt.subplots(figsize=(6.4, 3.6), layout="constrained")
     k = np.arange(n + 1)
     ax.fill_between(k, law.quantiles[0], law.quantiles[-1], color="tab:orange", alpha=0.25, label="q10–q90")
-    ax.plot(k, law.mean, color="tab:orange", lw=1.5, label=f"E[p_n], G = {G}, groups without signal: {no_signal}")
-    ax.plot(k, iterate(p_ref, beta, eps, n), color="black", ls=":", label="h-orbit (G = ∞)")
+    mean_label = rf"$\mathbb{{E}}[p_n]$, $G = {G}$, groups without signal: {no_signal}"
+    ax.plot(k, law.mean, color="tab:orange", lw=1.5, label=mean_label)
+    ax.plot(k, iterate(p_ref, beta, eps, n), color="black", ls=":", label=r"orbit of $h$ ($G = \infty$)")
     ax.set_ylim(0, 1.02)
-    ax.set_xlabel("iteration n")
+    ax.set_xlabel(r"iteration $n$")
     ax.set_ylabel("success probability")
-    ax.set_title(rf"$p_{{ref}}$ = {p_ref:g}, $\beta$ = {beta:g}, $\varepsilon$ = {eps:g}", fontsize=10)
-    ax.legend(fontsize=7, loc="lower right")
+    ax.set_title(rf"$p_{{\mathrm{{ref}}}} = {p_ref:g}$, $\beta = {beta:g}$, $\varepsilon = {eps:g}$")
+    ax.legend(loc="lower right")
     return fig

@@ -12,6 +12,7 @@ form; the chapter named in :attr:`Erratum.chapter` settles it).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -40,6 +41,7 @@ __all__ = [
     "orbit_converges",
     "printed_eq9_ratio",
     "printed_lemma3_sigma_product",
+    "typeset",
     "unclipped_deviation",
 ]
 
@@ -590,6 +592,56 @@ def errata() -> list[Erratum]:
     ]
 
 
+# Typesetting of the plain-text formulas of the errata and of the checks' names: ``p_ref``, ``V^{3/2}``,
+# ``e^{−z}``, ``lim_{n→∞}`` become inline math, the Greek names (beta, eps, pi, ...) their letters.
+_GREEK_WORDS = {"beta": "β", "eps": "ε", "pi": "π", "sigma": "σ", "delta": "δ", "xi": "ξ"}
+_WORDS = re.compile(r"(?<![A-Za-z])(" + "|".join(_GREEK_WORDS) + r")(?![A-Za-z])")
+_SYMBOLS = (("<=", "≤"), (">=", "≥"), ("->", "→"), ("||", "‖"), ("sqrt", "√"), ("p~", "p̃"), ("^2", "²"))
+_TIMES = re.compile(r"(?<=\d)x(?=\d)|(?<=[\d\])]) x (?=\S)| x (?=\d)")
+_TEX_NAMES = {
+    "p̃": r"\tilde p",
+    "π̃": r"\tilde\pi",
+    "TV": r"\mathrm{TV}",
+    "lim": r"\lim",
+    "limsup": r"\limsup",
+    "sum": r"\sum",
+    "Σδ": r"\Sigma\delta",
+}
+# a base (a word, a Greek letter, a number or a closing bracket) with sub- and superscripts: X_{...}, X^{...}, X_y
+_SCRIPT = re.compile(
+    r"(?P<base>(?<![A-Za-z_.])(?:[A-Za-zΣ\u0370-\u03ff]\u0303?)+|\d+(?:\.\d+)?|\)|\])"
+    r"(?P<script>(?:[_^]\{[^{}]*\}|_[A-Za-z0-9\u0370-\u03ff]+\*?|\^[A-Za-z0-9])+)"
+)
+
+
+def _tex_script(script: str) -> str:
+    """A sub- or superscript in TeX: p_ref's subscript upright, arrows, infinity and ≤ as commands, braces added."""
+    script = re.sub(r"^_ref\b", r"_{\\mathrm{ref}}", script)
+    script = script.replace("→", r"\to ").replace("∞", r"\infty").replace("≤", r"\le ")
+    return re.sub(r"([_^])([^{\\][^_^{}]*)", lambda m: m.group(1) + "{" + m.group(2) + "}", script)
+
+
+def typeset(text: str) -> str:
+    """``text``, plain words with formulas typed as ``p_ref``, ``V^{3/2}``, ``e^{−z}`` or ``lim_{n→∞}``, as MyST
+    Markdown: each sub- or superscripted symbol becomes inline math, Greek names become their letters, ``<=`` and
+    ``sqrt`` become ≤ and √, and the rest is escaped so that it shows as typed."""
+    for plain, symbol in _SYMBOLS:
+        text = text.replace(plain, symbol)
+    text = _WORDS.sub(lambda m: _GREEK_WORDS[m.group(1)], text)
+    text = _TIMES.sub(lambda m: "×" if m.group(0) == "x" else " × ", text)
+    out, last = [], 0
+    for m in _SCRIPT.finditer(text):
+        base, script = m.group("base"), m.group("script")
+        out.append(escape_markdown(text[last : m.start()]))
+        if base in (")", "]"):
+            out.append(f"{escape_markdown(base)}${_tex_script(script)}$")
+        else:
+            out.append(f"${_TEX_NAMES.get(base, base)}{_tex_script(script)}$")
+        last = m.end()
+    out.append(escape_markdown(text[last:]))
+    return "".join(out)
+
+
 def errata_table(entries: list[Erratum] | None = None) -> Markdown:
     """The errata as a Markdown table: location and kind, printed, corrected, and the outcome of both checks.
 
@@ -603,9 +655,9 @@ def errata_table(entries: list[Erratum] | None = None) -> Markdown:
         rows.append(
             [
                 str(i),
-                f"{escape_markdown(e.location)} ({e.kind}{'; unverified: extraction' if e.extraction else ''})",
-                escape_markdown(e.printed),
-                escape_markdown(e.corrected),
+                f"{typeset(e.location)} ({e.kind}{'; unverified: extraction' if e.extraction else ''})",
+                typeset(e.printed),
+                typeset(e.corrected),
                 f"{corrected} / {printed}",
             ]
         )

@@ -16,7 +16,7 @@ def test_contraction_table_rows_and_verdicts():
     assert result.contraction_checks and all(c.holds for c in result.contraction_checks)
     assert len(result.convergence_checks) == 2 and all(c.holds for c in result.convergence_checks)
     assert not result.divergent.holds and result.table.rows[-1][:4] == [0.001, 5.0, 1e-5, "none reached"]
-    assert result.table.column("orbit in I from step")[-1] == "-"
+    assert result.table.column("orbit in $I$ from step")[-1] == "-"
 
 
 def test_a_check_that_always_converges_is_caught_by_the_divergent_case(monkeypatch):

@@ -128,3 +128,16 @@ def test_p_star_one_printed_identity_fails_and_holds_at_eps_zero_limit(entries: 
     row = _row(entries, "§3, after Proposition 1")
     eps = sp.Symbol("varepsilon", positive=True)
     assert sp.limit(row.printed_check.lhs, eps, 0, "+") == 1  # only the eps -> 0 limit gives h(1) = 1
+
+
+def test_typeset_sets_scripts_as_math_and_escapes_the_rest() -> None:
+    assert er.typeset("p_ref") == r"$p_{\mathrm{ref}}$"
+    assert er.typeset("(p(1-p)+eps)^{3/2}") == "(p(1-p)+ε)$^{3/2}$"
+    assert er.typeset("lim_{p->0+} h(p)") == r"$\lim_{p\to 0+}$ h(p)"
+    assert er.typeset("e^{−z} and pi_n, 2beta") == r"$e^{−z}$ and $π_{n}$, 2β"
+    assert er.typeset("tabular.grpo_step: |p~ - p| <= 2 TV") == r"tabular.grpo\_step: \|p̃ - p\| ≤ 2 TV"
+
+
+def test_table_typesets_the_formulas(entries: list[er.Erratum]) -> None:
+    table = er.errata_table(entries).data
+    assert r"$p_{\mathrm{ref}}$" in table and r"p\_ref" not in table and r"$\limsup_{n\to \infty}$" in table

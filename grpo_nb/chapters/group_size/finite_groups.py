@@ -103,7 +103,12 @@ def step_factor_check(bandits: Mapping[str, Bandit], groups: Sequence[int]) -> S
             worst = max(worst, gap)
             factor[est, G] = np.array(factors)
             rows.append((est, str(G), *factors, bound(gap, FACTOR_TOL)))
-    headers = ["estimator", "G", *(f"c_G, {label}" for label in bandits), "max |E est − c_G ∇V|"]
+    headers = [
+        "estimator",
+        "$G$",
+        *(f"$c_G$, {label}" for label in bandits),
+        r"max $\lvert \mathbb{E}\,\hat g - c_G \nabla V\rvert$",
+    ]
     return StepFactorCheck(Table(headers, rows, ".4g"), factor, worst)
 
 
@@ -129,7 +134,7 @@ def retention_table(ps: Sequence[float], groups: Sequence[int], eps: float) -> R
         )
         for i, p in enumerate(ps)
     ]
-    return Retention(Table(["p", *(f"G = {G}" for G in groups)], rows), rho)
+    return Retention(Table(["$p$", *(f"$G = {G}$" for G in groups)], rows), rho)
 
 
 def _two_answer_runs(
@@ -202,11 +207,11 @@ class ChainComparison:
             int(round(100 * q)) for q in (self.laws[self.groups[0]].levels[0], self.laws[self.groups[0]].levels[-1])
         )
         headers = [
-            "G",
-            "h-orbit p_M",
-            "law: E[p_M]",
-            "Algorithm 1: mean p_M ± se",
-            "max |z| over n",
+            "$G$",
+            "orbit of $h$: $p_M$",
+            r"law: $\mathbb{E}[p_M]$",
+            "Algorithm 1: mean $p_M$ ± s.e.",
+            r"max $\lvert z\rvert$ over $n$",
             f"runs inside the law's q{lo}–q{hi} band",
             "mean P(no signal)",
         ]
@@ -249,6 +254,11 @@ def expected_map_curves(
     return out
 
 
+def _columns(table: Table, n_columns: Sequence[int]) -> Table:
+    """The columns ``n_columns`` (indices) of ``table``, as a narrower table that fits a phone's width."""
+    return Table([table.headers[i] for i in n_columns], [[row[i] for i in n_columns] for row in table.rows], table.fmt)
+
+
 @dataclass(frozen=True)
 class IterationsGap:
     """Per prompt, the final success probability: the book's seed average (``book``, its standard error
@@ -264,6 +274,12 @@ class IterationsGap:
     eight_se: np.ndarray
     two: np.ndarray
     two_se: np.ndarray
+
+    @property
+    def tables(self) -> tuple[Table, Table]:
+        """:attr:`table` in two parts for the page: the prediction (h, the law, the book's seeds and their z-scores),
+        and the runs with eight and with two answers next to the law."""
+        return _columns(self.table, (0, 1, 2, 3, 4, 5)), _columns(self.table, (0, 2, 6, 7))
 
 
 def iterations_gap(
@@ -323,12 +339,12 @@ def iterations_gap(
         for i, p in enumerate(p_ref)
     ]
     headers = [
-        "p_ref",
-        "h-orbit p_M",
-        "finite-G law E[p_M]",
+        r"$p_{\mathrm{ref}}$",
+        "$h$: $p_M$",
+        r"law: $\mathbb{E}[p_M]$",
         f"book: {book_seeds} seeds",
-        "z vs h",
-        "z vs law",
+        "$z$ vs $h$",
+        "$z$ vs law",
         f"8 answers, {n_seeds} seeds",
         f"2 answers, {n_seeds} seeds",
     ]
@@ -366,7 +382,13 @@ def toy_lm_gap(p_ref: np.ndarray, p_measured: np.ndarray, *, beta: float, eps: f
     measured = p_measured.mean(axis=1)
     step_sd = np.std(np.diff(measured[1:]), ddof=1) / np.sqrt(2.0)  # iteration-to-iteration spread of the mean
     rows = [(str(k), rec[k], law_mean[k], law_se[k], measured[k]) for k in range(n + 1)]
-    headers = ["n", "h: mean p_n", "finite-G law: E[mean p_n]", "law: standard error", "toy LM: mean p~_n"]
+    headers = [
+        "$n$",
+        "$h$: mean $p_n$",
+        r"law: $\mathbb{E}[$mean $p_n]$",
+        "law: standard error",
+        r"toy LM: mean $\tilde p_n$",
+    ]
     late = (float(measured[2:].mean()), float(law_mean[2:].mean()), float(rec[2:].mean()))
     return ToyLMGap(Table(headers, rows, ".3f"), law_mean, law_se, rec, measured, float(step_sd), *late)
 
@@ -382,6 +404,12 @@ class ZeroVarianceStudy:
     solved: dict[str, FiniteGroupLaw]
     runs: dict[str, np.ndarray]
     z: dict[str, np.ndarray]
+
+    @property
+    def tables(self) -> tuple[Table, Table]:
+        """:attr:`table` in two parts for the page: the expected success probabilities with the runs, and the number of
+        groups drawn."""
+        return _columns(self.table, (0, 1, 2, 3, 4, 5)), _columns(self.table, (0, 6, 7))
 
 
 def zero_variance_study(
@@ -411,16 +439,16 @@ def zero_variance_study(
                 law.draws.mean(),
             )
         )
-    rows.append(("h (exact p)", rec[1], rec[-1], rec[-1], "", float("nan"), 0.0, 0.0))
+    rows.append(("$h$ (exact $p$)", rec[1], rec[-1], rec[-1], "", float("nan"), 0.0, 0.0))
     headers = [
         "groups without signal",
-        "E[p_1]",
-        f"E[p_{n}]",
-        f"E[p_{n}], inner problem solved",
-        f"Algorithm 1: p_{n} ± se",
-        "max |z| over n",
-        "groups drawn at step 1",
-        "groups drawn per step (mean)",
+        r"$\mathbb{E}[p_1]$",
+        rf"$\mathbb{{E}}[p_{{{n}}}]$",
+        rf"$\mathbb{{E}}[p_{{{n}}}]$, inner problem solved",
+        rf"Algorithm 1: $p_{{{n}}}$ ± s.e.",
+        r"max $\lvert z\rvert$",
+        "groups at step 1",
+        "groups per step",
     ]
     return ZeroVarianceStudy(Table(headers, rows, ".3f"), laws, solved, all_runs, zs)
 
@@ -475,11 +503,11 @@ def burst_statistics(
     exact_alt = 1.0 if cycle.size == 2 else 0.0  # a 2-cycle reverses at every step, a fixed point never
     rows.append(("exact recursion", 0.0, float(np.mean(cycle > 0.5)), float("nan"), exact_alt, float(cycle.mean())))
     headers = [
-        "G",
-        "share of steps at p_ref",
-        "share of steps with p > 1/2",
-        "bursts followed by p_ref",
+        "$G$",
+        r"share of steps at $p_{\mathrm{ref}}$",
+        "share of steps with $p > 1/2$",
+        r"bursts followed by $p_{\mathrm{ref}}$",
         "steps that reverse the previous one",
-        "mean p",
+        "mean $p$",
     ]
     return BurstStatistics(Table(headers, rows, ".3f"), **facts)

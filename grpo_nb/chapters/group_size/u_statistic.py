@@ -296,7 +296,15 @@ def difficulty_scan(
                 c.optimal_group_size * np.sqrt(level),
             )
         )
-    headers = ["typical p", "C1", "C2", "C3", "G* = 1 + √(C3/C1)", "Thm 7: √(C3/C1)", "G* · √p"]
+    headers = [
+        "typical $p$",
+        "$C_1$",
+        "$C_2$",
+        "$C_3$",
+        "$G^*$",
+        r"Thm 7: $\sqrt{C_3/C_1}$",
+        r"$G^* \sqrt{p}$",
+    ]
     return DifficultyScan(Table(headers, rows, ".3g"), np.array(best))
 
 
