@@ -15,11 +15,23 @@
   function fitAll() {
     document.querySelectorAll('article mjx-container[display="true"]').forEach(fit);
     document.querySelectorAll("article table").forEach(fit);
+    document.documentElement.dataset.fitWide = "done"; // tests wait for this before they measure
+  }
+  // MathJax is loaded asynchronously: wait until its startup promise exists (the configuration object alone has
+  // none) and its first typesetting is done, so that equations and tables are measured with their math set.
+  function whenTypeset() {
+    return new Promise((resolve) => {
+      const t0 = Date.now();
+      (function poll() {
+        const mj = window.MathJax;
+        if (mj && mj.startup && mj.startup.promise) return mj.startup.promise.then(resolve, resolve);
+        if (Date.now() - t0 > 20000 || !document.querySelector('script[src*="mathjax"]')) return resolve();
+        setTimeout(poll, 50);
+      })();
+    });
   }
   function start() {
-    const mj = window.MathJax;
-    const ready = mj && mj.startup && mj.startup.promise ? mj.startup.promise : Promise.resolve();
-    ready.then(fitAll);
+    whenTypeset().then(fitAll);
     let timer = null;
     window.addEventListener("resize", () => {
       clearTimeout(timer);

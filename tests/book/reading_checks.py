@@ -126,8 +126,20 @@ def find_bootstrap_first(page) -> list[str]:
     return []
 
 
+_FITTED_JS = """async () => {
+    // the book's _static/fit_wide.js shrinks wide equations and tables after MathJax: wait until it has run
+    if (!document.querySelector('script[src*="fit_wide"]')) return;
+    const t0 = Date.now();
+    while (document.documentElement.dataset.fitWide !== 'done' && Date.now() - t0 < 20000) {
+        await new Promise(r => setTimeout(r, 50));
+    }
+}"""
+
+
 def find_phone_overflow(page) -> list[str]:
     """At 390 px, anything wider than its box or than the page (the page must be reloaded at that width)."""
     from tests.book.browser_checks import find_overflow
+
+    page.evaluate(_FITTED_JS)
 
     return [f"at {PHONE['width']} px: {p}" for p in find_overflow(page)]

@@ -40,7 +40,6 @@ def test_chapter_reads_as_a_book(doc, served_book, chromium, artifacts):
         problems = find_code_share(page, _limit(doc)) + find_figure_defects(page) + find_bootstrap_first(page)
         page.set_viewport_size(PHONE)
         open_page(page, f"{served_book}/{doc}.html")
-        page.wait_for_timeout(200)
-        page.screenshot(path=artifacts / f"{doc.replace('/', '__')}__phone.png")
         problems += find_phone_overflow(page)
+        page.screenshot(path=artifacts / f"{doc.replace('/', '__')}__phone.png")
     assert not problems, f"{doc} as a reader sees it:\n" + "\n".join(f"- {p}" for p in problems[:25])
