@@ -454,9 +454,9 @@ def knob_table(seed: int = 0) -> KnobTable:
     rows.append(
         KnobCheck(
             "`beta` (default 0)",
-            "the KL weight β of Eq. (6); at 0 no KL term: the recursion's β → 0 limit, h(p) = 1",
+            r"the KL weight $\beta$ of Eq. (6); at 0 no KL term: the recursion's $\beta \to 0$ limit, $h(p) = 1$",
             f"default {beta0.default:g}; reference model built: {beta0.has_reference}; "
-            f"loss with π_ref 1 nat off: {bound(beta0.loss, TOL)}",
+            rf"loss with $\pi_{{\mathrm{{ref}}}}$ 1 nat off: {bound(beta0.loss, TOL)}",
             beta0.default == 0 and not beta0.has_reference and beta0.loss < TOL,
         )
     )
