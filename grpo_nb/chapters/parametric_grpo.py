@@ -76,8 +76,8 @@ def _tex_number(value: str) -> str:
 
 def run_label(label: str) -> str:
     """A run's label as the page typesets it (MathJax in a table, mathtext in a figure): ``"main (beta=2)"`` becomes
-    ``"main ($\\beta = 2$)"``, ``"mu=4, lr=0.0005"`` becomes ``"$\\mu = 4$, lr ${= 0.0005}$"``, ``"sampled G=16, k3 KL"``
-    becomes ``"sampled, $G = 16$, k3 KL"``."""
+    ``"main ($\\beta = 2$)"``, ``"mu=4, lr=0.0005"`` becomes ``"$\\mu = 4$, lr ${= 0.0005}$"``,
+    ``"sampled G=16, k3 KL"`` becomes ``"sampled, $G = 16$, k3 KL"``."""
 
     def typeset(match: re.Match) -> str:
         name, value = match.groups()
@@ -182,15 +182,15 @@ class ErrorPropagation:
         return bool(np.all(self.gap <= self.propagated + 1e-12))
 
     def table(self, column: int) -> Table:
-        """One prompt's rows: n, p~_n... as numbers: e_n, eta_n, L_n, the propagated bound, sum eta, |h'(p_{n-1})|."""
+        """One prompt's rows: n, then as numbers e_n, eta_n, L_n, the propagated bound, sum eta and |h'(p_{n-1})| on the
+        ideal orbit (short headers, for a phone's width: the chapter's prose names each column)."""
         rows = [
             (str(n), self.gap[n, column], self.step_error[n, column], self.slope[n, column],
              self.propagated[n, column], self.theorem5[n, column], self.orbit_slope[n, column])
             for n in range(self.gap.shape[0])
         ]  # fmt: skip
-        headers = [r"$n$", r"gap $e_n$", r"step error $\eta_n$", r"$L_n$, the largest $\lvert h'\rvert$ on the segment",
-                   r"$\sum_i \eta_i \prod_j L_j$", r"$\sum_i \eta_i$",
-                   r"$\lvert h'(p_{n-1})\rvert$ on the ideal orbit"]  # fmt: skip
+        headers = [r"$n$", r"$e_n$", r"$\eta_n$", r"$L_n$", r"$\sum \eta_i \prod L_j$", r"$\sum \eta_i$",
+                   r"$\lvert h'(p_{n-1})\rvert$"]  # fmt: skip
         return Table(headers, rows, ".3g")
 
 
