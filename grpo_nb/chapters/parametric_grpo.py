@@ -3,6 +3,8 @@ its table and the values the chapter's asserts need; the section of the chapter 
 
 * :func:`run_summary`, :func:`summary_table`, :func:`timing_table` ("GRPO runs", "Mean success before and after
   GRPO", "Theorem 5 made visible", "The effect of β"): a run's means, gaps and inner-problem errors, per run.
+* :func:`run_label`, :func:`per_prompt_table` and :func:`cost_table`: a run's label, the per-prompt table of a run and
+  the GPU estimate's table as the page typesets them ("Per-prompt trajectories against the recursion", "On a GPU").
 * :func:`propagate` and :func:`segment_slope_bound` ("Errors grow where the map is unstable"): how a run's per-step
   errors propagate along the success recursion (Theorem 5 against |h'|).
 
@@ -29,6 +31,7 @@ The slope is Proposition 1's h' (:func:`grpo_nb.dynamics.map.h_prime`), read thr
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING
@@ -38,15 +41,20 @@ from scipy.special import expit, logit
 
 from grpo_nb.dynamics.map import h, h_prime, iterate
 from grpo_nb.report import Table
+from grpo_nb.toylm.report import per_prompt_rows
 from grpo_nb.validation import check_map_params
 
 if TYPE_CHECKING:
+    from grpo_nb.toylm.cost import GPUTimeEstimate
     from grpo_nb.toylm.experiment import RunRecord
 
 __all__ = [
     "ErrorPropagation",
     "RunSummary",
+    "cost_table",
+    "per_prompt_table",
     "propagate",
+    "run_label",
     "run_summary",
     "segment_slope_bound",
     "summary_table",
@@ -54,18 +62,45 @@ __all__ = [
 ]
 
 
+_SYMBOLS = {"beta": r"\beta", "mu": r"\mu", "G": "G", "eps": r"\varepsilon"}
+
+
+def _tex_number(value: str) -> str:
+    """``"1e-05"`` as ``10^{-5}``, ``"2e-05"`` as ``2 \\cdot 10^{-5}``; any other number unchanged."""
+    mantissa, e, exponent = value.partition("e")
+    if not e:
+        return value
+    power = f"10^{{{int(exponent)}}}"
+    return power if mantissa == "1" else rf"{mantissa} \cdot {power}"
+
+
+def run_label(label: str) -> str:
+    """A run's label as the page typesets it (MathJax in a table, mathtext in a figure): ``"main (beta=2)"`` becomes
+    ``"main ($\\beta = 2$)"``, ``"mu=4, lr=0.0005"`` becomes ``"$\\mu = 4$, lr ${= 0.0005}$"``,
+    ``"sampled G=16, k3 KL"`` becomes ``"sampled, $G = 16$, k3 KL"``."""
+
+    def typeset(match: re.Match) -> str:
+        name, value = match.groups()
+        if name == "lr":
+            return f"lr ${{= {_tex_number(value)}}}$"
+        return f"${_SYMBOLS[name]} = {_tex_number(value)}$"
+
+    return re.sub(r"\b(beta|mu|G|eps|lr)=([^\s,)]+)", typeset, label.replace("sampled G=", "sampled, G="))
+
+
 @dataclass(frozen=True)
 class RunSummary:
     """:func:`run_summary`: a run's mean success before and after (measured, and by the recursion), its gaps to the
-    recursion and its inner-problem errors. Each field's ``label`` is its column in :func:`summary_table`."""
+    recursion and its inner-problem errors. Each field's ``label`` is its column in :func:`summary_table` (``tex``: the
+    same, typeset)."""
 
-    mean_p_ref: float = field(metadata={"label": "mean p_ref"})
-    mean_p_tilde: float = field(metadata={"label": "mean p~_M"})
-    mean_p_theory: float = field(metadata={"label": "mean p_M"})
-    median_max_gap: float = field(metadata={"label": "median max gap"})
-    max_gap: float = field(metadata={"label": "max gap"})
-    median_one_step_tv: float = field(metadata={"label": "median 1-step TV"})
-    max_tv_to_ideal: float = field(metadata={"label": "max TV to ideal"})
+    mean_p_ref: float = field(metadata={"label": "mean p_ref", "tex": r"mean $p_{\mathrm{ref}}$"})
+    mean_p_tilde: float = field(metadata={"label": "mean p~_M", "tex": r"mean $\tilde p_M$ (network)"})
+    mean_p_theory: float = field(metadata={"label": "mean p_M", "tex": r"mean $p_M$ (recursion)"})
+    median_max_gap: float = field(metadata={"label": "median max gap", "tex": "median max gap"})
+    max_gap: float = field(metadata={"label": "max gap", "tex": "max gap"})
+    median_one_step_tv: float = field(metadata={"label": "median 1-step TV", "tex": "median one-step TV"})
+    max_tv_to_ideal: float = field(metadata={"label": "max TV to ideal", "tex": "max TV to ideal"})
 
 
 def run_summary(run: RunRecord) -> RunSummary:
@@ -83,14 +118,16 @@ def run_summary(run: RunRecord) -> RunSummary:
     )
 
 
-def summary_table(runs: Mapping[str, RunRecord], columns: Sequence[str]) -> Table:
+def summary_table(runs: Mapping[str, RunRecord], columns: Sequence[str], *, typeset: bool = False) -> Table:
     """Per run: its label and the :class:`RunSummary` fields named in ``columns`` (sections "Mean success before and
-    after GRPO" and "Theorem 5 made visible")."""
-    labels = {f.name: f.metadata["label"] for f in fields(RunSummary)}
+    after GRPO" and "Theorem 5 made visible"); ``typeset``: headers and run labels as the page typesets them (for
+    Markdown), else plain text."""
+    labels = {f.name: f.metadata["tex" if typeset else "label"] for f in fields(RunSummary)}
     unknown = [c for c in columns if c not in labels]
     if unknown:
         raise ValueError(f"columns={list(columns)!r} names {unknown!r}; valid: fields of RunSummary, {list(labels)}")
-    rows = [[r.label, *(getattr(run_summary(r), c) for c in columns)] for r in runs.values()]
+    name = run_label if typeset else str
+    rows = [[name(r.label), *(getattr(run_summary(r), c) for c in columns)] for r in runs.values()]
     return Table(["run", *(labels[c] for c in columns)], rows, ".3f")
 
 
@@ -101,7 +138,12 @@ def timing_table(runs: Mapping[str, RunRecord]) -> Table:
     for run in runs.values():
         tps = run.rollout_tokens_per_s
         rows.append(
-            [run.label, f"{run.wall_s:.1f}", f"{np.median(run.step_s):.3f}", "" if tps is None else f"{tps:,.0f}"]
+            [
+                run_label(run.label),
+                f"{run.wall_s:.1f}",
+                f"{np.median(run.step_s):.3f}",
+                "" if tps is None else f"{tps:,.0f}",
+            ]
         )
     return Table(["run", "wall time (s)", "per outer step (s)", "rollout (answer tokens / s)"], rows)
 
@@ -140,14 +182,15 @@ class ErrorPropagation:
         return bool(np.all(self.gap <= self.propagated + 1e-12))
 
     def table(self, column: int) -> Table:
-        """One prompt's rows: n, p~_n... as numbers: e_n, eta_n, L_n, the propagated bound, sum eta, |h'(p_{n-1})|."""
+        """One prompt's rows: n, then as numbers e_n, eta_n, L_n, the propagated bound, sum eta and |h'(p_{n-1})| on the
+        ideal orbit (short headers, for a phone's width: the chapter's prose names each column)."""
         rows = [
             (str(n), self.gap[n, column], self.step_error[n, column], self.slope[n, column],
              self.propagated[n, column], self.theorem5[n, column], self.orbit_slope[n, column])
             for n in range(self.gap.shape[0])
         ]  # fmt: skip
-        headers = ["n", "gap e_n", "step error η_n", "L_n = max |h′| on the segment", "Σ η_i Π L_j", "Σ η_i",
-                   "|h′(p_{n−1})| on the ideal orbit"]  # fmt: skip
+        headers = [r"$n$", r"$e_n$", r"$\eta_n$", r"$L_n$", r"$\sum \eta_i \prod L_j$", r"$\sum \eta_i$",
+                   r"$\lvert h'(p_{n-1})\rvert$"]  # fmt: skip
         return Table(headers, rows, ".3g")
 
 
@@ -170,3 +213,21 @@ def propagate(p_tilde: object, beta: float, eps: float) -> ErrorPropagation:
         orbit[n] = np.abs(np.asarray(h_prime(ideal[n - 1], p_ref, beta_f, eps_f)))
         bound[n] = step[n] + lip[n] * bound[n - 1]
     return ErrorPropagation(gap, step, lip, bound, np.cumsum(step, axis=0), orbit)
+
+
+def per_prompt_table(prompts: Sequence[str], run: RunRecord) -> Table:
+    """Every prompt of ``run``, sorted by p_ref (:func:`grpo_nb.toylm.report.per_prompt_rows`, the command line's
+    table), with typeset headers (section "Per-prompt trajectories against the recursion")."""
+    headers, rows = per_prompt_rows(list(prompts), run)
+    tex = ["prompt", r"$p_{\mathrm{ref}}$", r"$\tilde p_M$ (network)", r"$p_M$ (recursion)", "max gap",
+           "max one-step TV"]  # fmt: skip
+    if len(headers) != len(tex):
+        raise ValueError(f"per_prompt_rows gives the columns {headers}; this table names {len(tex)}")
+    return Table(tex, rows, ".3f")
+
+
+def cost_table(estimate: GPUTimeEstimate) -> Table:
+    """The T4 estimate's table (:meth:`grpo_nb.toylm.cost.GPUTimeEstimate.rows`) with the runs' labels typeset (section
+    "On a GPU")."""
+    headers, rows = estimate.rows()
+    return Table(headers, [[run_label(str(row[0])), *row[1:]] for row in rows])

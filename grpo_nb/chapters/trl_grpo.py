@@ -82,6 +82,7 @@ __all__ = [
     "mu_check",
     "per_prompt_table",
     "prediction_gaps",
+    "run_label",
     "sequence_ratio_check",
     "timing_table",
     "trajectories",
@@ -444,7 +445,7 @@ def knob_table(seed: int = 0) -> KnobTable:
     rows.append(
         KnobCheck(
             "TRL's defaults",
-            ", ".join(f"{k} {v}" for k, v in BOOK_DEFAULTS.items()),
+            ", ".join(f"`{k}` {v}" for k, v in BOOK_DEFAULTS.items()),
             "all as stated" if not wrong else f"differ: {wrong}",
             not wrong,
         )
@@ -453,9 +454,9 @@ def knob_table(seed: int = 0) -> KnobTable:
     rows.append(
         KnobCheck(
             "`beta` (default 0)",
-            "the KL weight β of Eq. (6); at 0 no KL term: the recursion's β → 0 limit, h(p) = 1",
+            r"the KL weight $\beta$ of Eq. (6); at 0 no KL term: the recursion's $\beta \to 0$ limit, $h(p) = 1$",
             f"default {beta0.default:g}; reference model built: {beta0.has_reference}; "
-            f"loss with π_ref 1 nat off: {bound(beta0.loss, TOL)}",
+            rf"loss with $\pi_{{\mathrm{{ref}}}}$ 1 nat off: {bound(beta0.loss, TOL)}",
             beta0.default == 0 and not beta0.has_reference and beta0.loss < TOL,
         )
     )
@@ -465,7 +466,8 @@ def knob_table(seed: int = 0) -> KnobTable:
     rows.append(
         KnobCheck(
             "`beta` > 0: the KL estimate",
-            "Schulman's k3 per token, exp(d) − d − 1, d = log π_ref − log π_θ (flag below off: no ratio)",
+            r"Schulman's k3 per token, $e^{d} - d - 1$, $d = \log\pi_{\mathrm{ref}} - \log\pi_\theta$ "
+            "(flag below off: no ratio)",
             f"|TRL − k3| {bound(gap, TOL)}",
             gap < TOL,
         )
@@ -473,14 +475,18 @@ def knob_table(seed: int = 0) -> KnobTable:
     rows.append(
         KnobCheck(
             "`use_bias_correction_kl`",
-            "on (TRL's default): k3 times the importance ratio π_θ/π_old per token",
+            r"on (TRL's default): k3 times the importance ratio $\pi_\theta/\pi_{\mathrm{old}}$ per token",
             f"|TRL − ratio·k3| {bound(gap_bc, TOL)}",
             gap_bc < TOL,
         )
     )
     probe = make_probe(beta=0.0, seed=seed)
     for scale, theory in (
-        ("group", "Eq. (3) with Bessel's std + 1e-4: β_eff = β√(G/(G−1)), ε ≈ 0"),
+        (
+            "group",
+            r"Eq. (3) with Bessel's std $+ 10^{-4}$: "
+            r"$\beta_{\mathrm{eff}} = \beta\sqrt{G/(G-1)}$, $\varepsilon \approx 0$",
+        ),
         ("batch", "mean per group, one std for the whole batch: not a per-prompt recursion"),
         ("none", "mean only (Dr. GRPO): the variants chapter's mean-only map"),
     ):
@@ -501,8 +507,10 @@ def knob_table(seed: int = 0) -> KnobTable:
     rows.append(
         KnobCheck(
             "`epsilon`, `epsilon_high`",
-            "clip range [1 − ε, 1 + ε_high] of the ratio, f(x, A) = min(xA, clip(x)A)",
-            f"|TRL − book|: symmetric {bound(gap_sym, TOL)}, ε_high = 0.28: {bound(gap_asym, TOL)}",
+            r"clip range $[1 - \epsilon, 1 + \epsilon_{\mathrm{high}}]$ of the ratio, "
+            r"$f(x, A) = \min(xA, \mathrm{clip}(x)A)$",
+            f"|TRL − book|: symmetric {bound(gap_sym, TOL)}, "
+            + rf"$\epsilon_{{\mathrm{{high}}}} = 0.28$: {bound(gap_asym, TOL)}",
             max(gap_sym, gap_asym) < TOL,
         )
     )
@@ -510,7 +518,7 @@ def knob_table(seed: int = 0) -> KnobTable:
     rows.append(
         KnobCheck(
             "`loss_type`",
-            "grpo: mean of per-answer token means; bnpo, dapo: token mean; dr_grpo: sum/(B·L_max)",
+            r"grpo: mean of per-answer token means; bnpo, dapo: token mean; dr_grpo: sum $/\,(B\,L_{\max})$",
             "|TRL − book|: " + ", ".join(f"{k} {bound(v, TOL)}" for k, v in gaps.items()),
             max(gaps.values()) < TOL,
         )
@@ -548,6 +556,16 @@ def load_result(path: str | Path) -> dict:
     return json.loads(shipped.read_text())
 
 
+def run_label(key: str) -> str:
+    """A cached run's key as the page writes it: ``"beta=2, clip 0.2"`` becomes ``"$\\beta = 2$, clip 0.2"`` (MathJax
+    in a table, mathtext in a figure)."""
+    head, sep, rest = key.partition(",")
+    if head.startswith("beta="):
+        value, _, note = head.removeprefix("beta=").partition(" ")
+        head = rf"$\beta = {value}$" + (f" {note}" if note else "")
+    return head + sep + rest
+
+
 def _arrays(result: dict, key: str) -> dict[str, np.ndarray]:
     rows = result["runs"][key]["per_prompt"]
     fin = [r["p_finite_group"] for r in rows]
@@ -577,7 +595,14 @@ def per_prompt_table(result: dict, keys: list[str]) -> PerPromptTable:
     p_ref = a["p"][0]
     order = np.argsort(p_ref, kind="stable")
     finals = {k: _arrays(result, k)["p"][-1] for k in keys}
-    headers = ["prompt", "$p_{ref}$", *[f"$p_M$, {k}" for k in keys], f"$h^M$, {first}", f"finite $G$, {first}"]
+    label = run_label(first)
+    headers = [
+        "prompt",
+        r"$p_{\mathrm{ref}}$",
+        *[f"$p_M$, {run_label(k)}" for k in keys],
+        f"$h^M$, {label}",
+        f"finite $G$, {label}",
+    ]
     prompts = [r["prompt"] for r in result["runs"][first]["per_prompt"]]
     rows = [
         [prompts[i], p_ref[i], *[finals[k][i] for k in keys], a["theory"][-1, i], a["finite"][-1, i]] for i in order
@@ -591,7 +616,7 @@ def trajectories(result: dict, keys: list[str]) -> dict[str, object]:
     (:func:`grpo_nb.toylm.report.regime_picks`) (section "The same prompts under TRL")."""
     first = _arrays(result, keys[0])
     return {
-        "measured": {k: _arrays(result, k)["p"] for k in keys},
+        "measured": {run_label(k): _arrays(result, k)["p"] for k in keys},
         "theory": first["theory"],
         "finite": first["finite"],
         "picks": regime_picks(first["p"][0]),
@@ -665,6 +690,7 @@ def timing_table(result: dict) -> Table:
     """Per run: wall time and the median wall time of one outer step (generation + mu optimizer steps) (section
     "Time and hardware")."""
     rows = [
-        [key, f"{run['wall_s']:.1f}", f"{np.median(run['outer_step_s']):.2f}"] for key, run in result["runs"].items()
+        [run_label(key), f"{run['wall_s']:.1f}", f"{np.median(run['outer_step_s']):.2f}"]
+        for key, run in result["runs"].items()
     ]
     return Table(["run", "wall time (s)", "per outer step (s)"], rows)

@@ -22,19 +22,32 @@ def plot_trl_trajectories(
     picks: Mapping[str, int],
     prompts: Sequence[str],
 ) -> Figure:
-    """One panel per picked prompt: each run's measured p_n (markers, ``measured[run]`` is (M+1, P)), the
-    infinite-G recursion h^n(p_ref) (dashed) and the finite-group chain's mean (dotted), both (M+1, P)."""
-    fig, axes = plt.subplots(1, len(picks), figsize=(3.3 * len(picks), 3.3), layout="constrained", sharey=True)
+    """One panel per picked prompt, two panels to a row: each run's measured p_n (markers, ``measured[run]`` is
+    (M+1, P)), the infinite-G recursion h^n(p_ref) (dashed) and the finite-group chain's mean (dotted), both (M+1, P).
+    The legend sits in the free cell of the last row (or below the panels when every cell is taken)."""
+    n_rows = (len(picks) + 1) // 2
+    fig = plt.figure(figsize=(6.8, 3.0 * n_rows + 0.4 * (len(picks) % 2 == 0)))
+    grid = fig.add_gridspec(n_rows, 2)
+    axes = []
+    for j in range(len(picks)):
+        share = {"sharex": axes[0], "sharey": axes[0]} if axes else {}
+        axes.append(fig.add_subplot(grid[j // 2, j % 2], **share))
     n = np.arange(theory.shape[0])
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
-    for ax, (regime, i) in zip(np.atleast_1d(axes), picks.items(), strict=True):
+    for ax, (regime, i) in zip(axes, picks.items(), strict=True):
         for k, (run, p) in enumerate(measured.items()):
-            ax.plot(n, p[:, i], color=colours[k % len(colours)], marker="o", ms=3, lw=1.1, label=f"TRL, {run}")
-        ax.plot(n, theory[:, i], color="k", ls="--", lw=1.1, label=r"$h^n(p_{ref})$, $\beta_{eff}$")
-        ax.plot(n, finite[:, i], color="k", ls=":", lw=1.4, label=r"finite $G$: mean of $p_n$")
-        ax.set_title(f"{prompts[i]}  ({regime} $p_{{ref}}$ = {theory[0, i]:.2f})", fontsize=9)
-        ax.set_xlabel("outer iteration n")
+            ax.plot(n, p[:, i], color=colours[k % len(colours)], marker="o", ms=4, lw=1.4, label=f"TRL, {run}")
+        recursion = r"recursion $h^n(p_{\mathrm{ref}})$ at $\beta_{\mathrm{eff}}$"
+        ax.plot(n, theory[:, i], color="k", ls="--", lw=1.4, label=recursion)
+        ax.plot(n, finite[:, i], color="k", ls=":", lw=1.8, label=r"finite $G$: mean of $p_n$")
+        ax.set_title(rf"{prompts[i]}  ({regime}, $p_{{\mathrm{{ref}}}} = {theory[0, i]:.2f}$)", fontsize=11)
+        ax.set_xlabel(r"outer iteration $n$")
+        ax.set_ylabel("probability of success")
         ax.set_ylim(-0.02, 1.02)
-    np.atleast_1d(axes)[0].set_ylabel("probability of success")
-    np.atleast_1d(axes)[-1].legend(fontsize=7, loc="lower left")
+    handles, labels = axes[0].get_legend_handles_labels()
+    if len(picks) % 2:  # the free cell of the last row, in figure coordinates (no extra axes)
+        cell = grid[n_rows - 1, 1].get_position(fig)
+        fig.legend(handles, labels, loc="center", bbox_to_anchor=cell.bounds, frameon=False)
+    else:
+        fig.legend(handles, labels, loc="outside lower center", ncols=2, frameon=False)
     return fig
