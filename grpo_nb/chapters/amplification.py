@@ -63,7 +63,7 @@ from grpo_nb.dynamics.paper_bounds import (
 from grpo_nb.dynamics.regimes import Regime, RegimeMap, regime_map
 from grpo_nb.kl import k3
 from grpo_nb.report import Table, bound
-from grpo_nb.symbolic.identity import Identity
+from grpo_nb.symbolic.identity import sympy_verdict
 from grpo_nb.validation import check_beta, check_eps, check_logits, check_map_params, check_p_ref, check_positive_int
 
 __all__ = [
@@ -83,7 +83,6 @@ __all__ = [
     "PracticeRegimes",
     "SmallBetaLimit",
     "StabilityCheck",
-    "SympyVerdict",
     "Theorem3Survey",
     "Theorem4Hypothesis",
     "TwoCycle",
@@ -105,40 +104,6 @@ __all__ = [
     "theorem4_stability_check",
     "two_cycle_report",
 ]
-
-
-@dataclass(frozen=True, repr=False)
-class SympyVerdict:
-    """Identities derived with sympy, shown as one line: the claim they check, how many, and whether each holds.
-
-    The page shows this line; the derivations themselves are shown by :func:`grpo_nb.report.show_checked` in a
-    folded cell below it."""
-
-    claim: str
-    identities: tuple[Identity, ...]
-
-    @property
-    def holds(self) -> bool:
-        return all(ident.holds for ident in self.identities)
-
-    def __repr__(self) -> str:
-        n = len(self.identities)
-        count = "one identity" if n == 1 else f"{n} identities"
-        if self.holds:
-            return f"✓ {self.claim} ({count} derived with sympy; {'it holds' if n == 1 else 'each holds'})"
-        failing = "; ".join(ident.name for ident in self.identities if not ident.holds)
-        return f"✗ {self.claim}: sympy finds that this does not hold ({failing})"
-
-    def _repr_markdown_(self) -> str:
-        return repr(self)
-
-
-def sympy_verdict(claim: str, identities: Identity | Sequence[Identity]) -> SympyVerdict:
-    """The one-line verdict of the sympy checks of ``claim`` (Markdown: ``claim`` may hold ``$...$`` math)."""
-    found = (identities,) if isinstance(identities, Identity) else tuple(identities)
-    if not found:
-        raise ValueError("identities=() is empty; valid: at least one Identity")
-    return SympyVerdict(claim, found)
 
 
 @dataclass(frozen=True)

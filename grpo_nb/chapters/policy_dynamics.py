@@ -26,7 +26,7 @@ from tqdm.auto import tqdm
 from grpo_nb.dynamics.fixed_points import FixedPoint, fixed_points
 from grpo_nb.dynamics.map import logit_h, logit_map, logit_map_cap, logit_map_margin
 from grpo_nb.report import Table
-from grpo_nb.symbolic.identity import Identity
+from grpo_nb.symbolic.identity import sympy_verdict
 from grpo_nb.tabular.closed_form import grpo_step, policy_expected_reward, solve_grpo_step
 from grpo_nb.validation import check_map_params, check_positive_int
 
@@ -36,47 +36,12 @@ __all__ = [
     "SolverInstance",
     "TopFixedPoint",
     "TopFixedPoints",
-    "SympyVerdict",
     "fig2_fixed_points",
     "sign_change_counts",
     "solver_comparison",
     "sympy_verdict",
     "top_fixed_points",
 ]
-
-
-@dataclass(frozen=True, repr=False)
-class SympyVerdict:
-    """Identities derived with sympy, shown as one line: the claim they check, how many, and whether each holds.
-
-    The page shows this line; the derivations themselves are shown by :func:`grpo_nb.report.show_checked` in a
-    folded cell below it."""
-
-    claim: str
-    identities: tuple[Identity, ...]
-
-    @property
-    def holds(self) -> bool:
-        return all(ident.holds for ident in self.identities)
-
-    def __repr__(self) -> str:
-        n = len(self.identities)
-        count = "one identity" if n == 1 else f"{n} identities"
-        if self.holds:
-            return f"✓ {self.claim} ({count} derived with sympy; {'it holds' if n == 1 else 'each holds'})"
-        failing = "; ".join(ident.name for ident in self.identities if not ident.holds)
-        return f"✗ {self.claim}: sympy finds that this does not hold ({failing})"
-
-    def _repr_markdown_(self) -> str:
-        return repr(self)
-
-
-def sympy_verdict(claim: str, identities: Identity | Sequence[Identity]) -> SympyVerdict:
-    """The one-line verdict of the sympy checks of ``claim`` (Markdown: ``claim`` may hold ``$...$`` math)."""
-    found = (identities,) if isinstance(identities, Identity) else tuple(identities)
-    if not found:
-        raise ValueError("identities=() is empty; valid: at least one Identity")
-    return SympyVerdict(claim, found)
 
 
 def sign_change_counts(p_ref: object, beta: object, eps: float, *, n_grid: int = 4001) -> np.ndarray:

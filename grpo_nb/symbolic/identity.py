@@ -13,7 +13,7 @@ exactly that check fail.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import sympy as sp
@@ -23,6 +23,7 @@ from grpo_nb.report import escape_markdown, markdown_table
 
 __all__ = [
     "Identity",
+    "SympyVerdict",
     "check_equal",
     "check_on_open_unit",
     "check_sign",
@@ -30,6 +31,7 @@ __all__ = [
     "checks_table",
     "claims",
     "differs_at_a_point",
+    "sympy_verdict",
 ]
 
 
@@ -212,3 +214,37 @@ def checks_table(items: Identity | list[Identity]) -> Markdown:
     items = items if isinstance(items, list) else [items]
     rows = [[escape_markdown(i.name), escape_markdown(i.relation), i.verdict, escape_markdown(i.notes)] for i in items]
     return markdown_table(["check", "relation", "result", "notes"], rows)
+
+
+@dataclass(frozen=True, repr=False)
+class SympyVerdict:
+    """Identities derived with sympy, shown as one line: the claim they check, how many, and whether each holds.
+
+    The page shows this line; the derivations themselves are shown by :func:`grpo_nb.report.show_checked` in a
+    folded cell below it."""
+
+    claim: str
+    identities: tuple[Identity, ...]
+
+    @property
+    def holds(self) -> bool:
+        return all(ident.holds for ident in self.identities)
+
+    def __repr__(self) -> str:
+        n = len(self.identities)
+        count = "one identity" if n == 1 else f"{n} identities"
+        if self.holds:
+            return f"✓ {self.claim} ({count} derived with sympy; {'it holds' if n == 1 else 'each holds'})"
+        failing = "; ".join(ident.name for ident in self.identities if not ident.holds)
+        return f"✗ {self.claim}: sympy finds that this does not hold ({failing})"
+
+    def _repr_markdown_(self) -> str:
+        return repr(self)
+
+
+def sympy_verdict(claim: str, identities: Identity | Sequence[Identity]) -> SympyVerdict:
+    """The one-line verdict of the sympy checks of ``claim`` (Markdown: ``claim`` may hold ``$...$`` math)."""
+    found = (identities,) if isinstance(identities, Identity) else tuple(identities)
+    if not found:
+        raise ValueError("identities=() is empty; valid: at least one Identity")
+    return SympyVerdict(claim, found)
