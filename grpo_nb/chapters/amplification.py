@@ -20,8 +20,10 @@ its table and the values the chapter's asserts need; the section of the chapter 
 * :func:`theorem4_hypothesis_grid`, :func:`hypothesis_table` ("Theorem 4's hypothesis against amplification"): where
   Theorem 4's hypothesis (p_ref within a ball around a stable p* on which h contracts) can hold at all, given that
   amplification keeps every fixed point away from p_ref, against where the orbit converges.
-* :func:`per_prompt_bounds` ("Remark 2: one β for all prompts"): the per-prompt lower bounds on beta and the uniform
-  one, against the prompt-free bound :func:`grpo_nb.dynamics.paper_bounds.prompt_free_beta_bound`.
+* :func:`per_prompt_bounds`, :func:`uniform_beta_report` ("Remark 2: one β for all prompts"): the per-prompt lower
+  bounds on beta read off a grid, beside the exact set of betas that are unsafe for some prompt
+  (:mod:`grpo_nb.dynamics.uniform_beta`) and the prompt-free bound
+  :func:`grpo_nb.dynamics.paper_bounds.prompt_free_beta_bound`.
 * :data:`PRACTICE_BETAS`, :func:`kl_penalty_gradients`, :func:`practice_regime_table`, :func:`small_beta_limit` ("What
   β means in practice"): the KL weights used in practice, the gradients of the k3 KL penalty, where the practical
   betas fall on the regime maps, and the recursion as beta -> 0.
@@ -61,6 +63,15 @@ from grpo_nb.dynamics.paper_bounds import (
     theorem4_beta_bound_logit,
 )
 from grpo_nb.dynamics.regimes import Regime, RegimeMap, regime_map
+from grpo_nb.dynamics.uniform_beta import (
+    PUpThreshold,
+    SafeBetas,
+    SupremumBound,
+    p_up_threshold,
+    prompt_beta_bound,
+    safe_betas,
+    supremum_bound,
+)
 from grpo_nb.kl import k3
 from grpo_nb.report import Table, bound
 from grpo_nb.symbolic.identity import sympy_verdict
@@ -86,6 +97,7 @@ __all__ = [
     "Theorem3Survey",
     "Theorem4Hypothesis",
     "TwoCycle",
+    "UniformBetaReport",
     "beta_bound_peaks",
     "condition2_everywhere",
     "condition2_failure_region",
@@ -103,6 +115,7 @@ __all__ = [
     "theorem4_hypothesis_grid",
     "theorem4_stability_check",
     "two_cycle_report",
+    "uniform_beta_report",
 ]
 
 
@@ -675,6 +688,65 @@ def per_prompt_bounds(p_refs: object, betas: object, eps: float) -> PerPromptBou
             one[i] = bool((np.diff(idx) == 1).all())
     k = int(np.argmax(beta_q))
     return PerPromptBounds(p, beta_q, beta_from, one, float(beta_q[k]), float(p[k]))
+
+
+@dataclass(frozen=True)
+class UniformBetaReport:
+    """:func:`uniform_beta_report`: the exact answer to Remark 2 (:mod:`grpo_nb.dynamics.uniform_beta`) next to the
+    grid reading of :func:`per_prompt_bounds`, with what the page checks about the two."""
+
+    grid: PerPromptBounds
+    safe: SafeBetas
+    supremum: SupremumBound
+    threshold: PUpThreshold
+    grid_worst_exact: float  #: the exact beta_q of the prompt that sets the grid's largest beta_q
+    supremum_prompt_exact: float  #: the exact beta_q of the prompt whose lowest fixed point is B's maximiser
+    hardest_slope_above: float  #: h' at the hardest prompt's lowest fixed point, at 1.01 x the unsafe interval's start
+
+    @property
+    def lower(self) -> float:
+        return self.safe.unsafe[0][0]
+
+    @property
+    def upper(self) -> float:
+        return self.safe.unsafe[0][1]
+
+    def verdict(self) -> str:
+        """One line of Markdown: the unsafe interval, the supremum and its prompt, the grid's reading, the threshold."""
+
+        def tex(x: float) -> str:  # 1.99e-05 -> 1.99 \times 10^{-5}
+            mantissa, exponent = f"{x:.3g}".split("e")
+            return rf"{mantissa} \times 10^{{{int(exponent)}}}"
+
+        sup, t = self.supremum, self.threshold
+        return (
+            rf"✓ unstable for some prompt exactly when ${self.lower:.4f} < \beta < {self.upper:.3f}$; the supremum of "
+            rf"the per-prompt bounds is $\max_p \mathcal B(p) = {sup.beta:.3f}$ at $p^* = {tex(sup.p_star)}$ (the "
+            rf"prompt $p_{{\mathrm{{ref}}}} = {tex(sup.p_ref)}$), the grid's largest $\beta_q$ is "
+            rf"{self.grid.uniform:.3f}; prompts above $p_{{\mathrm{{ref}}}} = {t.p_up:.5f}$ (the peak of "
+            rf"$p_{{\mathrm{{up}}}}(\beta)$, at $\beta = {t.beta:.3f}$) need no bound"
+        )
+
+
+def uniform_beta_report(
+    p_refs: object, betas: object, eps: float, *, p_lo: float = 1e-12, p_hi: float = 0.5
+) -> UniformBetaReport:
+    """Remark 2 of paper §4 (section "Remark 2: one β for all prompts"), exactly: the betas at which some prompt with
+    p_ref in [p_lo, p_hi] has an unstable lowest fixed point (Theorem 4, Lemma 1), found by root finders, beside the
+    per-prompt bounds of the prompts ``p_refs`` read off the grid ``betas``."""
+    grid = per_prompt_bounds(p_refs, betas, eps)
+    safe = safe_betas(eps, p_lo=p_lo, p_hi=p_hi)
+    sup = supremum_bound(eps)
+    hardest = fixed_points(p_lo, 1.01 * safe.unsafe[0][0], eps)[0] if safe.unsafe else None
+    return UniformBetaReport(
+        grid=grid,
+        safe=safe,
+        supremum=sup,
+        threshold=p_up_threshold(eps),
+        grid_worst_exact=prompt_beta_bound(grid.worst_prompt, eps).beta_q,
+        supremum_prompt_exact=prompt_beta_bound(sup.p_ref, eps).beta_q,
+        hardest_slope_above=float("nan") if hardest is None else hardest.slope,
+    )
 
 
 # --- Section "What β means in practice" -----------------------------------------------------------------------------

@@ -54,6 +54,21 @@ def test_uniform_beta_is_below_the_prompt_free_bound_and_close_to_it():
     assert (np.diff(no_eps.beta_q) <= 0).all() and no_eps.beta_q[0] > 10 * no_eps.beta_q[-10]
 
 
+def test_uniform_beta_report_is_exact_where_the_grid_is_not():
+    prompts, betas = np.logspace(-12, np.log10(0.5), 40), np.logspace(-2, 3, 301)  # a coarser grid than the page's
+    report = amp.uniform_beta_report(prompts, betas, 1e-5)
+    assert len(report.safe.unsafe) == 1 and report.upper == report.supremum.beta
+    # the grid's largest beta_q (and its prompt's exact one) fall below the supremum; the supremum's prompt reaches it
+    assert report.grid.uniform < report.grid_worst_exact < report.upper
+    assert abs(report.supremum_prompt_exact / report.upper - 1) < 1e-6
+    # the hardest prompt is unstable just above the interval's start, and no grid prompt is unstable below it
+    assert abs(report.hardest_slope_above) > 1 and np.nanmin(report.grid.beta_from) > report.lower
+    # the old reading, "one beta for all prompts needs beta near the largest per-prompt bound", is false
+    assert report.lower < 0.1 < report.grid.uniform and "exactly when" in report.verdict()
+    with pytest.raises(ValueError, match="p_lo"):
+        amp.uniform_beta_report(prompts, betas, 1e-5, p_lo=0.6)
+
+
 def test_uniform_beta_bad_input():
     with pytest.raises(ValueError, match="betas"):
         amp.per_prompt_bounds([0.1], [2.0, 1.0], 1e-5)
