@@ -9,7 +9,17 @@ a language model estimates it from sampled answers o ~ pi instead, with d = log 
     k1 = -d,   k2 = d^2 / 2,   k3 = e^d - d - 1                         (:func:`k1`, :func:`k2`, :func:`k3`).
 
 k1 and k3 are unbiased (E_pi[e^d] = 1), k3 is never negative; k2 is biased but low-variance (Schulman, "Approximating
-KL divergence", 2020). This module is the one numpy home of these formulas; the toy LM's torch versions
+KL divergence", 2020).
+
+An unbiased *value* does not make an unbiased *gradient*. :func:`expected_estimator_gradient` enumerates a small
+softmax policy exactly and returns E_{o~pi}[grad of the estimator's loss term] for the three places a trainer can put
+an estimate: in the loss with the sample's log-probability differentiated ("loss": k3 there has the gradient of the
+forward KL(pi_ref || pi), not of KL(pi || pi_ref)), multiplied by the importance ratio pi_theta / pi_old at
+pi_old = pi ("ratio_weighted", TRL's ``use_bias_correction_kl``: the gradient of E_pi[estimate]), or subtracted from
+the reward as a detached penalty ("reward", a score-function term). :func:`softmax_kl_gradients` gives the two
+KL directions' exact gradients to compare with.
+
+This module is the one numpy home of these formulas; the toy LM's torch versions
 (``grpo_nb.toylm.grpo.k3_kl`` and its exact sequence KL) are tested against it. Kernels: arrays of log-probabilities
 in, no validation (the callers check their policies).
 """
@@ -18,7 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["categorical_kl", "k1", "k2", "k3"]
+__all__ = ["categorical_kl", "expected_estimator_gradient", "k1", "k2", "k3", "softmax_kl_gradients"]
 
 
 #: The kernels of this module: public, vectorised and fast, they do not validate their input (their callers do).
@@ -57,3 +67,65 @@ def k3(logp: object, logp_ref: object) -> np.ndarray:
 def categorical_kl(log_pi: np.ndarray, log_ref: np.ndarray) -> np.ndarray:
     """KL(pi || pi_ref) = sum_o pi(o) (log pi(o) - log pi_ref(o)) over the last axis, from log-probabilities."""
     return np.sum(np.exp(log_pi) * (log_pi - log_ref), axis=-1)
+
+
+#: d(estimate)/d(log pi(o)) of each estimator, as a function of d = log pi_ref - log pi (the estimate depends on
+#: log pi only through d, and dd/dlog pi = -1).
+_ESTIMATOR_SLOPES = {
+    "k1": lambda d: np.ones_like(d),
+    "k2": lambda d: -d,
+    "k3": lambda d: -np.expm1(d),
+}
+_ESTIMATORS = {"k1": k1, "k2": k2, "k3": k3}
+_PLACEMENTS = ("loss", "ratio_weighted", "reward")
+
+
+def expected_estimator_gradient(logits: object, log_ref: object, estimator: str, placement: str) -> np.ndarray:
+    """Exact E_{o~pi}[gradient w.r.t. the logits] of a KL estimate's term, for pi = softmax(logits) (no sampling).
+
+    With d(o) = log pi_ref(o) - log pi(o), k(o) the estimate and grad log pi(o) = e_o - pi for softmax logits:
+
+    - ``"loss"``: the estimate is a loss term whose log pi(o) is differentiated, the sample o ~ pi held fixed:
+      sum_o pi(o) k'(o) (e_o - pi), with k' = dk/dlog pi(o). For k3 this is pi - pi_ref = grad KL(pi_ref || pi).
+    - ``"ratio_weighted"``: the term is (pi_theta(o) / pi_old(o)) k(o) at pi_old = pi (the ratio carries the
+      score): sum_o pi(o) (k(o) + k'(o)) (e_o - pi) = grad E_pi[k]. For k1 and k3 that is grad KL(pi || pi_ref).
+    - ``"reward"``: the estimate is subtracted from the reward, detached, so it reaches the gradient through the
+      score only: sum_o pi(o) k(o) (e_o - pi). For k1 that is grad KL(pi || pi_ref) again.
+
+    Returns the gradient of the term to be *minimised*, shape of ``logits``. Raises ValueError for an unknown
+    estimator or placement, or for arrays of different shapes.
+    """
+    if estimator not in _ESTIMATORS:
+        raise ValueError(f"estimator={estimator!r} is not one of {sorted(_ESTIMATORS)}")
+    if placement not in _PLACEMENTS:
+        raise ValueError(f"placement={placement!r} is not one of {list(_PLACEMENTS)}")
+    logits = np.asarray(logits, dtype=float)
+    log_ref = np.asarray(log_ref, dtype=float)
+    if logits.shape != log_ref.shape or logits.ndim != 1:
+        raise ValueError(f"logits and log_ref must be 1-d of one shape, got {logits.shape} and {log_ref.shape}")
+    log_pi = logits - np.logaddexp.reduce(logits)
+    pi = np.exp(log_pi)
+    d = log_ref - log_pi
+    weight = {
+        "loss": _ESTIMATOR_SLOPES[estimator](d),
+        "ratio_weighted": _ESTIMATORS[estimator](log_pi, log_ref) + _ESTIMATOR_SLOPES[estimator](d),
+        "reward": _ESTIMATORS[estimator](log_pi, log_ref),
+    }[placement]
+    w = pi * weight
+    return w - pi * w.sum()
+
+
+def softmax_kl_gradients(logits: object, log_ref: object) -> tuple[np.ndarray, np.ndarray]:
+    """Exact gradients w.r.t. the logits of the two KL directions, pi = softmax(logits).
+
+    Returns (grad KL(pi || pi_ref), grad KL(pi_ref || pi)) = (pi * (log pi - log pi_ref - KL), pi - pi_ref):
+    the reverse KL that GRPO's objective (Eq. 2) penalises, and the forward KL.
+    """
+    logits = np.asarray(logits, dtype=float)
+    log_ref = np.asarray(log_ref, dtype=float)
+    if logits.shape != log_ref.shape or logits.ndim != 1:
+        raise ValueError(f"logits and log_ref must be 1-d of one shape, got {logits.shape} and {log_ref.shape}")
+    log_pi = logits - np.logaddexp.reduce(logits)
+    pi = np.exp(log_pi)
+    reverse = pi * (log_pi - log_ref - categorical_kl(log_pi, log_ref))
+    return reverse, pi - np.exp(log_ref)
