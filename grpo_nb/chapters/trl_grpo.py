@@ -5,7 +5,9 @@ each checked by running TRL's own code.
   advantages for its rewards.
 * :func:`knob_table` (section "Every knob, checked by TRL's own code"): every row of the knob map, each from one of
   the checks below (:func:`defaults_check`, :func:`beta_default_check`, :func:`kl_check`, :func:`advantage_check`,
-  :func:`mu_check`, :func:`clip_check`, :func:`loss_type_check`, :func:`sequence_ratio_check`).
+  :func:`mu_check`, :func:`old_logps_check`, :func:`clip_check`, :func:`ref_sync_check`, :func:`loss_type_check`,
+  :func:`sequence_ratio_check`); :func:`kl_direction_check` (which KL's gradient k3 gives, with and without the
+  ratio).
 
 A *probe* is TRL's GRPOTrainer on four prompts of the toy task (pi_ref after SFT, G = 8) and one real generation
 batch of it (``GRPOTrainer._generate_and_score_completions``: sampling, the reward, TRL's advantages, the
@@ -20,16 +22,22 @@ whose importance ratio, reference log-probabilities or advantages it sets, and c
 - the clip range (``epsilon``, ``epsilon_high``) against :func:`grpo_nb.clipping.clipped_term`;
 - ``importance_sampling_level`` = sequence (the ratio exp(mean_t log ratio_t)) against token;
 - ``num_iterations`` = 1 (no stored old log-probabilities: the ratio is identically 1, the clip never acts) against
-  ``num_iterations`` > 1 in real training steps;
+  ``num_iterations`` > 1 in real training steps, and TRL's rule for storing them (``steps_per_generation``,
+  ``gradient_accumulation_steps``) against :func:`book_stores_old_logps`;
+- ``delta`` against :func:`book_delta_ratio`, ``sync_ref_model`` against :func:`book_ref_sync`;
 - ``beta``'s default 0 (no reference model, no KL in the loss).
 
 The book's side of each check is a module-level name: :data:`BOOK_ADVANTAGES`, :func:`book_kl`, :func:`aggregate`,
-:func:`book_clipped_term`, :func:`book_log_ratio` and :data:`BOOK_DEFAULTS`. A check reads it when it runs, so
+:func:`book_clipped_term`, :func:`book_log_ratio`, :func:`book_stores_old_logps`, :func:`book_delta_ratio`,
+:func:`book_ref_sync`, :data:`KL_GRADIENT_DIRECTION` and :data:`BOOK_DEFAULTS`. A check reads it when it runs, so
 replacing one by a wrong statement (as the tests do) makes its check fail.
 
 The cached full runs (``grpo_nb/data/trl_full.json``) are read by :func:`load_result` and shown by
-:func:`per_prompt_table`, :func:`trajectories`, :func:`prediction_gaps`, :func:`beta_zero_facts` (section "The same
-prompts under TRL: β > 0 and the default β = 0") and :func:`timing_table` (section "Time and hardware").
+:func:`per_prompt_table`, :func:`trajectories`, :func:`prediction_gaps`, :func:`gap_difference`,
+:func:`amplification_facts`, :func:`beta_zero_facts` (section "The same prompts under TRL: β > 0 and the default
+β = 0"), :func:`follow_check` (section "When TRL follows the recursion") and :func:`timing_table` (section "Time and
+hardware"). :func:`adam_zero_gradient_step` checks that AdamW moves a weight whose gradient is 0, and
+:func:`practice_numbers` recomputes the numbers section "In practice" quotes from other chapters.
 """
 
 from __future__ import annotations
@@ -54,34 +62,54 @@ from grpo_nb.toylm.trl_trainer import TRL_CONFIGS, TRLRun, TRLSetup, make_traine
 from grpo_nb.validation import check_choice
 
 __all__ = [
+    "AdamCarry",
+    "AmplificationFacts",
     "BOOK_ADVANTAGES",
     "BOOK_DEFAULTS",
-    "LOSS_TYPES",
     "BetaDefault",
     "BetaZeroFacts",
+    "FollowCheck",
+    "GapDifference",
+    "KL_GRADIENT_DIRECTION",
     "KnobCheck",
     "KnobTable",
+    "LOSS_TYPES",
     "MuCheck",
+    "OLD_LOGPS_CASES",
+    "OldLogpsCheck",
     "PerPromptTable",
+    "PracticeNumbers",
     "PredictionGaps",
     "Probe",
+    "RefSyncCheck",
+    "adam_zero_gradient_step",
     "advantage_check",
     "aggregate",
+    "amplification_facts",
     "beta_default_check",
     "beta_zero_facts",
     "book_clipped_term",
+    "book_delta_ratio",
     "book_kl",
     "book_log_ratio",
+    "book_ref_sync",
+    "book_stores_old_logps",
     "clip_check",
     "defaults_check",
+    "follow_check",
+    "gap_difference",
     "kl_check",
+    "kl_direction_check",
     "knob_table",
     "load_result",
     "loss_type_check",
     "make_probe",
     "mu_check",
+    "old_logps_check",
     "per_prompt_table",
+    "practice_numbers",
     "prediction_gaps",
+    "ref_sync_check",
     "run_label",
     "sequence_ratio_check",
     "timing_table",
@@ -139,18 +167,26 @@ def make_probe(beta: float = 0.0, seed: int = 0, **overrides) -> Probe:
     return Probe(trainer, inputs, log[-1][1].reshape(-1, g), logp)
 
 
-def aggregate(per_token: np.ndarray, mask: np.ndarray, loss_type: str, *, max_len: int) -> float:
-    """The book's statement of TRL's loss aggregation, per ``loss_type``, of a (B, T) per-token loss:
+def aggregate(
+    per_token: np.ndarray, mask: np.ndarray, loss_type: str, *, max_len: int, n_generated: float | None = None
+) -> float:
+    """The book's statement of TRL's loss aggregation, per ``loss_type``, of a (B, T) per-token loss (eval mode, one
+    process):
 
-    grpo: mean over completions of their own token mean; bnpo: sum over tokens / number of tokens; dr_grpo:
-    sum / (B max_completion_length); dapo: sum / number of completion tokens in the generation batch (one
-    process and one step per generation: the same as bnpo)."""
+    grpo: mean over completions of their own token mean; bnpo: sum over the masked tokens / their number; dr_grpo:
+    sum / (B max_completion_length), ``max_len`` being ``max_completion_length`` (not the batch's longest answer and
+    not an answer's own length); dapo: sum / ``n_generated``, the number of completion tokens TRL generated for the
+    batch (counted at generation, before any change of the mask)."""
     check_choice("loss_type", loss_type, LOSS_TYPES)
     x = per_token * mask
     if loss_type == "grpo":
         return float((x.sum(1) / np.maximum(mask.sum(1), 1)).mean())
     if loss_type == "dr_grpo":
         return float(x.sum() / (x.shape[0] * max_len))
+    if loss_type == "dapo":
+        if n_generated is None or not n_generated > 0:
+            raise ValueError(f"n_generated={n_generated!r} is out of range; dapo needs a token count > 0")
+        return float(x.sum() / n_generated)
     return float(x.sum() / max(mask.sum(), 1))
 
 
@@ -267,8 +303,13 @@ def kl_check(probe: Probe, *, bias_correction: bool = False, seed: int = 0) -> f
 
 def loss_type_check(probe: Probe, loss_type: str, seed: int = 0) -> float:
     """|TRL's loss - aggregate(-A, mask, loss_type)| with beta = 0, ratio 1, advantages A ~ N(0, 1) and completions
-    cut to random lengths 1..L (so that the aggregations differ); a row of :func:`knob_table` (section "Every knob,
-    checked by TRL's own code")."""
+    cut to random lengths 1..T (so that the aggregations differ); a row of :func:`knob_table` (section "Every knob,
+    checked by TRL's own code").
+
+    TRL's own normalisers run: ``dapo`` divides by the ``num_items_in_batch`` TRL counted when it generated the batch
+    (the cut mask is not recounted, so dapo differs from bnpo here), and ``dr_grpo`` by the batch size times TRL's
+    ``max_completion_length``, set for this check to two more than the padded width T so that L_max, T and an
+    answer's own length differ. The book's side is :func:`aggregate` with the token count of the generated mask."""
     check_choice("loss_type", loss_type, LOSS_TYPES)
     dev = probe.logp.device
     gen = torch.Generator(device=dev).manual_seed(seed)
@@ -276,20 +317,34 @@ def loss_type_check(probe: Probe, loss_type: str, seed: int = 0) -> float:
     adv = torch.randn(b, generator=gen, device=dev)
     lengths = torch.randint(1, t + 1, (b,), generator=gen, device=dev)
     mask = (torch.arange(t, device=dev)[None, :] < lengths[:, None]).long()
-    probe.trainer.loss_type = loss_type
-    loss = probe.loss(
-        advantages=adv, completion_mask=mask, old_per_token_logps=probe.logp, num_items_in_batch=mask.sum()
-    )
-    book = aggregate(-_np(adv)[:, None] * np.ones((b, t)), _np(mask), loss_type, max_len=t)
-    return abs(loss - book)
+    trainer = probe.trainer
+    saved = trainer.max_completion_length
+    trainer.loss_type, trainer.max_completion_length = loss_type, t + 2
+    try:
+        loss = probe.loss(advantages=adv, completion_mask=mask, old_per_token_logps=probe.logp)
+    finally:
+        trainer.max_completion_length = saved
+    generated = float(_np(probe.inputs["completion_mask"]).sum())
+    per_token = -_np(adv)[:, None] * np.ones((b, t))
+    return abs(loss - aggregate(per_token, _np(mask), loss_type, max_len=t + 2, n_generated=generated))
 
 
-def clip_check(probe: Probe, clip_eps: float, clip_eps_high: float | None = None) -> float:
+def book_delta_ratio(ratio: np.ndarray, delta: float | None) -> np.ndarray:
+    """The book's statement of TRL's ``delta`` (two-sided GRPO): the ratio in the unclipped term of f(x, A) capped at
+    ``delta`` from above, min(x, delta), before the min with the clipped term; ``None`` (TRL's default) leaves it."""
+    return ratio if delta is None else np.minimum(ratio, delta)
+
+
+def clip_check(
+    probe: Probe, clip_eps: float, clip_eps_high: float | None = None, *, delta: float | None = None
+) -> float:
     """|TRL's loss - the book's clipped objective| at ratios exp(u), u ~ U(-0.7, 0.7), advantages ~ N(0, 1), with TRL's
-    ``epsilon`` = ``clip_eps`` and ``epsilon_high`` = ``clip_eps_high`` (default ``clip_eps``); a row of
+    ``epsilon`` = ``clip_eps``, ``epsilon_high`` = ``clip_eps_high`` (default ``clip_eps``) and ``delta``; a row of
     :func:`knob_table` (section "Every knob, checked by TRL's own code").
 
-    The book: -mean of :func:`book_clipped_term` with the same two clip ranges."""
+    The book: -mean of :func:`book_clipped_term` with the same two clip ranges, at the ratio capped by
+    :func:`book_delta_ratio` (for ``delta`` >= 1 + ``clip_eps_high``, where capping the unclipped term's ratio is
+    capping the ratio)."""
     dev = probe.logp.device
     gen = torch.Generator(device=dev).manual_seed(1)
     b, t = probe.logp.shape
@@ -299,9 +354,13 @@ def clip_check(probe: Probe, clip_eps: float, clip_eps_high: float | None = None
     trainer.loss_type = "bnpo"
     trainer.epsilon_low = clip_eps
     trainer.epsilon_high = clip_eps if clip_eps_high is None else clip_eps_high
-    loss = probe.loss(advantages=adv, old_per_token_logps=probe.logp - u)
+    trainer.args.delta = delta
+    try:
+        loss = probe.loss(advantages=adv, old_per_token_logps=probe.logp - u)
+    finally:
+        trainer.args.delta = None
     x, a = np.exp(_np(u)), np.broadcast_to(_np(adv)[:, None], (b, t))
-    f = book_clipped_term(x, a, clip_eps, clip_eps_high=trainer.epsilon_high)
+    f = book_clipped_term(book_delta_ratio(x, delta), a, clip_eps, clip_eps_high=trainer.epsilon_high)
     return abs(loss - aggregate(-f, _np(probe.inputs["completion_mask"]), "bnpo", max_len=t))
 
 
@@ -337,9 +396,10 @@ class MuCheck:
 
 def mu_check(mu: int, n_steps: int = 3, lr: float = 3e-2, *, seed: int = 0) -> MuCheck:
     """``n_steps`` real training steps with TRL's ``num_iterations`` = ``mu``, a large learning rate and clip range
-    0.01: whether TRL stored old log-probabilities (it does not at mu = 1: the ratio is then
-    pi_theta/pi_theta.detach() = 1), and the largest share of clipped tokens TRL logged. ``seed`` seeds TRL's trainer
-    and the probe's draw. A row of :func:`knob_table` (section "Every knob, checked by TRL's own code")."""
+    0.01 (``steps_per_generation`` = ``gradient_accumulation_steps`` = 1, no vLLM): whether TRL stored old
+    log-probabilities (it does not at mu = 1: the ratio is then pi_theta/pi_theta.detach() = 1), and the largest
+    share of clipped tokens TRL logged. ``seed`` seeds TRL's trainer and the probe's draw. A row of
+    :func:`knob_table` (section "Every knob, checked by TRL's own code")."""
     setup = _probe_setup()
     trainer = make_trainer(
         setup, TRLRun("mu", 0.0, 0.01), num_iterations=mu, max_steps=n_steps, learning_rate=lr, seed=seed
@@ -348,6 +408,101 @@ def mu_check(mu: int, n_steps: int = 3, lr: float = 3e-2, *, seed: int = 0) -> M
     trainer.train()
     clipped = max(h.get("clip_ratio/region_mean", 0.0) for h in trainer.state.log_history)
     return MuCheck(stored, float(clipped))
+
+
+def book_stores_old_logps(mu: int, steps_per_generation: int, grad_accum: int) -> bool:
+    """The book's statement of when TRL (no vLLM) computes and stores pi_old's log-probabilities at generation: when
+    ``gradient_accumulation_steps`` is not a multiple of ``steps_per_generation`` x ``num_iterations`` (the batch is
+    then used after an optimizer step). Otherwise the ratio is pi_theta/pi_theta.detach() = 1 and the clip never
+    acts."""
+    return grad_accum % (steps_per_generation * mu) != 0
+
+
+#: (num_iterations, steps_per_generation, gradient_accumulation_steps) cases of :func:`old_logps_check`: TRL's
+#: default, and settings where the rule and "only mu > 1 stores them" disagree.
+OLD_LOGPS_CASES: tuple[tuple[int, int, int], ...] = ((1, 1, 1), (1, 2, 1), (3, 1, 1), (1, 2, 2), (2, 1, 2))
+
+
+@dataclass(frozen=True)
+class OldLogpsCheck:
+    """Per case (mu, steps_per_generation, gradient_accumulation_steps): whether TRL stored old log-probabilities
+    (``trl``) and whether :func:`book_stores_old_logps` says it does (``book``); and whether TRL's source names vLLM's
+    importance-sampling correction as the other reason to store them (``vllm_in_rule``)."""
+
+    cases: tuple[tuple[int, int, int], ...]
+    trl: tuple[bool, ...]
+    book: tuple[bool, ...]
+    vllm_in_rule: bool
+
+    @property
+    def agree(self) -> bool:
+        """Every case as the book states, and vLLM named in TRL's rule."""
+        return self.trl == self.book and self.vllm_in_rule
+
+
+def old_logps_check(seed: int = 0) -> OldLogpsCheck:
+    """Section "Every knob, checked by TRL's own code", row ``num_iterations``: one probe per case of
+    :data:`OLD_LOGPS_CASES` (TRL's ``_generate_and_score_completions`` decides whether to store pi_old's
+    log-probabilities) against :func:`book_stores_old_logps`; the vLLM half of TRL's rule (vLLM does not run on the
+    CPU) is read from TRL's source."""
+    import inspect
+
+    from trl import GRPOTrainer
+
+    trl, book = [], []
+    for mu, spg, ga in OLD_LOGPS_CASES:
+        probe = make_probe(seed=seed, num_iterations=mu, steps_per_generation=spg, gradient_accumulation_steps=ga)
+        trl.append("old_per_token_logps" in probe.inputs)
+        book.append(bool(book_stores_old_logps(mu, spg, ga)))
+    source = inspect.getsource(GRPOTrainer._generate_and_score_completions)
+    vllm = "gradient_accumulation_steps % generate_every != 0 or (" in source and (
+        "self.use_vllm and self.vllm_importance_sampling_correction" in source
+    )
+    return OldLogpsCheck(OLD_LOGPS_CASES, tuple(trl), tuple(book), vllm)
+
+
+def book_ref_sync(theta: np.ndarray, theta_ref: np.ndarray, alpha: float) -> np.ndarray:
+    """The book's statement of TRL's ``sync_ref_model``: every ``ref_model_sync_steps`` optimizer steps the reference
+    network's *weights* become alpha theta + (1 - alpha) theta_ref (``ref_model_mixup_alpha`` = alpha), a mix of
+    weights, not of policies; at alpha = 1 the reference is the current policy."""
+    return alpha * theta + (1 - alpha) * theta_ref
+
+
+@dataclass(frozen=True)
+class RefSyncCheck:
+    """TRL's reference sync on a probe: |TRL's reference weights - :func:`book_ref_sync`| after the step that syncs
+    (``gap``), and the largest change of the reference weights one step before it (``early``, 0 when TRL waits)."""
+
+    gap: float
+    early: float
+
+
+def ref_sync_check(alpha: float = 0.6, seed: int = 0) -> RefSyncCheck:
+    """Section "Every knob, checked by TRL's own code", row ``sync_ref_model``: a probe with ``beta`` = 0.5 and
+    ``sync_ref_model`` on, its policy's weights moved by N(0, 0.01) noise (seeded), then TRL's own sync callback at
+    step ``ref_model_sync_steps`` - 1 and at ``ref_model_sync_steps``."""
+    from trl.trainer.callbacks import SyncRefModelCallback
+
+    probe = make_probe(beta=0.5, seed=seed, sync_ref_model=True, ref_model_mixup_alpha=alpha)
+    trainer = probe.trainer
+    callback = next(c for c in trainer.callback_handler.callbacks if isinstance(c, SyncRefModelCallback))
+    gen = torch.Generator().manual_seed(seed)
+    with torch.no_grad():
+        for w in trainer.model.parameters():
+            w.add_(0.01 * torch.randn(w.shape, generator=gen))
+    theta = [_np(w) for w in trainer.model.parameters()]
+    before = [_np(w) for w in trainer.ref_model.parameters()]
+    tau = trainer.args.ref_model_sync_steps
+    early = 0.0
+    for step in (tau - 1, tau):
+        trainer.state.global_step = step
+        callback.on_step_end(trainer.args, trainer.state, trainer.control, model=trainer.model)
+        ref = [_np(w) for w in trainer.ref_model.parameters()]
+        if step < tau:
+            early = max(float(np.abs(r - b).max()) for r, b in zip(ref, before, strict=True))
+    book = [book_ref_sync(t, b, alpha) for t, b in zip(theta, before, strict=True)]
+    gap = max(float(np.abs(r - w).max()) for r, w in zip(ref, book, strict=True))
+    return RefSyncCheck(gap, early)
 
 
 def _default_config(**changes):
@@ -384,15 +539,24 @@ def beta_default_check() -> BetaDefault:
     return BetaDefault(float(default), probe.trainer.ref_model is not None, abs(loss))
 
 
+SPG_KEY = "steps_per_generation (gradient_accumulation_steps 4)"
+
 BOOK_DEFAULTS: dict[str, object] = {
     "beta": 0.0,
     "num_iterations": 1,
+    "num_generations": 8,
+    "steps_per_generation": 1,
+    SPG_KEY: 4,
     "epsilon": 0.2,
     "epsilon_high (trainer)": 0.2,
+    "delta": None,
     "scale_rewards": "group",
     "loss_type": "dapo",
     "importance_sampling_level": "token",
     "use_bias_correction_kl": True,
+    "sync_ref_model": False,
+    "ref_model_mixup_alpha": 0.6,
+    "ref_model_sync_steps": 512,
     "learning_rate": 1e-6,
     "max_completion_length": 512,
     "gradient_checkpointing": True,
@@ -402,13 +566,17 @@ BOOK_DEFAULTS: dict[str, object] = {
 def defaults_check() -> dict[str, tuple[object, object]]:
     """The knobs whose TRL default differs from the book's statement :data:`BOOK_DEFAULTS`, as
     {name: (TRL's default, the book's)}; empty when every stated default is TRL's. ``epsilon_high (trainer)`` is the
-    upper clip range a trainer built at the defaults uses. A row of :func:`knob_table` (section "Every knob, checked
-    by TRL's own code")."""
+    upper clip range a trainer built at the defaults uses; :data:`SPG_KEY` is ``steps_per_generation`` when only
+    ``gradient_accumulation_steps`` = 4 is set (it follows it). A row of :func:`knob_table` (section "Every knob,
+    checked by TRL's own code")."""
     claimed = BOOK_DEFAULTS
     config = _default_config()
-    actual = {name: getattr(config, name) for name in claimed if name != "epsilon_high (trainer)"}
+    special = {"epsilon_high (trainer)", SPG_KEY}
+    actual = {name: getattr(config, name) for name in claimed if name not in special}
     if "epsilon_high (trainer)" in claimed:
         actual["epsilon_high (trainer)"] = make_probe(beta=config.beta).trainer.epsilon_high
+    if SPG_KEY in claimed:
+        actual[SPG_KEY] = _default_config(gradient_accumulation_steps=4).steps_per_generation
     return {name: (actual[name], claimed[name]) for name in claimed if actual[name] != claimed[name]}
 
 
@@ -492,14 +660,37 @@ def knob_table(seed: int = 0) -> KnobTable:
     ):
         gap = advantage_check(probe, scale)
         rows.append(KnobCheck(f"`scale_rewards={scale}`", theory, f"max abs gap {bound(gap, TOL)}", gap < TOL))
+    groups, gap_g = probe.rewards.shape[1], advantage_check(probe, "group")
+    rows.append(
+        KnobCheck(
+            "`num_generations` = $G$",
+            "the group size $G$ of Eq. (3): each prompt's advantage uses its own $G$ answers",
+            f"`num_generations` {probe.trainer.num_generations}, groups of {groups} rewards; "
+            f"per-group advantage: max abs gap {bound(gap_g, TOL)}",
+            groups == probe.trainer.num_generations == PROBE_CONFIG.G and gap_g < TOL,
+        )
+    )
     mu1, mu3 = mu_check(1, seed=seed), mu_check(3, seed=seed)
     rows.append(
         KnobCheck(
             "`num_iterations` = μ",
-            "μ inner steps per generation; at μ = 1 the ratio is 1 and the clip never acts",
+            "μ inner steps per generation (at `steps_per_generation` = `gradient_accumulation_steps`, "
+            "the default); at μ = 1 the ratio is 1 and the clip never acts",
             f"μ = 1: old log-probs stored {mu1.stored}, clipped share {_share(mu1.clipped)}; "
             f"μ = 3: {mu3.stored}, {_share(mu3.clipped)}",
             not mu1.stored and mu1.clipped == 0 and mu3.stored and mu3.clipped > 0,
+        )
+    )
+    old = old_logps_check(seed=seed)
+    rows.append(
+        KnobCheck(
+            "`steps_per_generation`, `gradient_accumulation_steps`",
+            r"$\pi_{\mathrm{old}}$'s log-probs are stored (the ratio can leave 1) iff `gradient_accumulation_steps` "
+            "is not a multiple of `steps_per_generation` × μ, or vLLM's correction is on",
+            "(μ, spg, gas) → stored: "
+            + ", ".join(f"{c} {s}" for c, s in zip(old.cases, old.trl, strict=True))
+            + f"; vLLM in TRL's rule: {old.vllm_in_rule}",
+            old.agree,
         )
     )
     gap_sym = clip_check(probe, 0.2)
@@ -514,11 +705,32 @@ def knob_table(seed: int = 0) -> KnobTable:
             max(gap_sym, gap_asym) < TOL,
         )
     )
+    gap_delta = clip_check(probe, 0.2, delta=1.5)
+    rows.append(
+        KnobCheck(
+            "`delta` (default None)",
+            r"two-sided clip: the unclipped term's ratio capped at $\delta$, "
+            r"$\min(\min(x, \delta)A, \mathrm{clip}(x)A)$",
+            rf"|TRL − book| at $\delta = 1.5$: {bound(gap_delta, TOL)}",
+            gap_delta < TOL,
+        )
+    )
+    sync = ref_sync_check(seed=seed)
+    rows.append(
+        KnobCheck(
+            "`sync_ref_model`, `ref_model_mixup_alpha`, `ref_model_sync_steps`",
+            r"every τ steps $\pi_{\mathrm{ref}}$'s weights become $\alpha\theta + (1-\alpha)\theta_{\mathrm{ref}}$ "
+            r"(a mix of weights): the KL target moves; at $\alpha = 1$ it is the current policy",
+            f"|TRL − book| at α = 0.6: {bound(sync.gap, TOL)}; change one step early: {bound(sync.early, TOL)}",
+            sync.gap < TOL and sync.early < TOL,
+        )
+    )
     gaps = {lt: loss_type_check(probe, lt) for lt in LOSS_TYPES}
     rows.append(
         KnobCheck(
             "`loss_type`",
-            r"grpo: mean of per-answer token means; bnpo, dapo: token mean; dr_grpo: sum $/\,(B\,L_{\max})$",
+            r"grpo: mean of per-answer token means; bnpo: token mean; dapo: sum / tokens generated in the batch; "
+            r"dr_grpo: sum $/\,(B\,L_{\max})$, $L_{\max}$ = `max_completion_length`",
             "|TRL − book|: " + ", ".join(f"{k} {bound(v, TOL)}" for k, v in gaps.items()),
             max(gaps.values()) < TOL,
         )
@@ -533,7 +745,7 @@ def knob_table(seed: int = 0) -> KnobTable:
         )
     )
     table = Table(
-        ["TRL knob", "in the theory", "TRL's own code gives", "check"],
+        ["TRL knob", "in the theory (stated; the check runs the formula)", "TRL's own code gives", "check"],
         [[r.knob, r.theory, r.measured, "passes" if r.passed else "FAILS"] for r in rows],
     )
     return KnobTable(table, tuple(rows))
@@ -694,3 +906,211 @@ def timing_table(result: dict) -> Table:
         for key, run in result["runs"].items()
     ]
     return Table(["run", "wall time (s)", "per outer step (s)"], rows)
+
+
+# --- Section "Every knob": the direction of the KL whose gradient k3 gives -----------------------------------------
+
+#: The book's statement of which KL's gradient Schulman's k3 gives in expectation, per placement of
+#: :func:`grpo_nb.kl.expected_estimator_gradient`: as a loss without the ratio, the forward KL(pi_ref || pi_theta);
+#: times the importance ratio (``use_bias_correction_kl``), the reverse KL(pi_theta || pi_ref) of Eq. (2).
+KL_GRADIENT_DIRECTION: dict[str, str] = {"loss": "forward", "ratio_weighted": "reverse"}
+
+
+def kl_direction_check(n_draws: int = 50, n_answers: int = 6, *, seed: int = 0) -> dict[str, float]:
+    """Section "Every knob, checked by TRL's own code": per placement of k3 (``loss``, ``ratio_weighted``), the
+    largest gap, over ``n_draws`` seeded softmax policies and references on ``n_answers`` answers, between k3's exact
+    expected gradient (:func:`grpo_nb.kl.expected_estimator_gradient`) and the gradient of the KL direction that
+    :data:`KL_GRADIENT_DIRECTION` states (:func:`grpo_nb.kl.softmax_kl_gradients`)."""
+    from grpo_nb.kl import expected_estimator_gradient, softmax_kl_gradients
+
+    rng = np.random.default_rng(seed)
+    gaps = dict.fromkeys(KL_GRADIENT_DIRECTION, 0.0)
+    for _ in range(n_draws):
+        logits, ref_logits = rng.normal(size=(2, n_answers))
+        log_ref = ref_logits - np.logaddexp.reduce(ref_logits)
+        reverse, forward = softmax_kl_gradients(logits, log_ref)
+        for placement, direction in KL_GRADIENT_DIRECTION.items():
+            target = {"reverse": reverse, "forward": forward}[direction]
+            gap = np.abs(expected_estimator_gradient(logits, log_ref, "k3", placement) - target).max()
+            gaps[placement] = max(gaps[placement], float(gap))
+    return gaps
+
+
+# --- Section "TRL's default, beta = 0": what moves a prompt whose own loss is zero -------------------------------
+
+
+@dataclass(frozen=True)
+class AdamCarry:
+    """One AdamW step with a gradient, then one with gradient 0, at the TRL config's optimizer settings: the second
+    step's largest weight change (``move``) and the learning rate, for scale."""
+
+    optim: str
+    move: float
+    lr: float
+
+
+def adam_zero_gradient_step(lr: float = 5e-4, *, seed: int = 0) -> AdamCarry:
+    """Section "TRL's default, beta = 0": whether a weight whose gradient is exactly 0 on a step still moves under
+    the optimizer TRL builds by default (``optim``, ``adam_beta1``, ``adam_beta2``, ``adam_epsilon``,
+    ``weight_decay`` of TRL's ``GRPOConfig``), after one step with a seeded N(0, 1) gradient."""
+    config = _default_config()
+    w = torch.zeros(16, requires_grad=True)
+    opt = torch.optim.AdamW(
+        [w],
+        lr=lr,
+        betas=(config.adam_beta1, config.adam_beta2),
+        eps=config.adam_epsilon,
+        weight_decay=config.weight_decay,
+    )
+    gen = torch.Generator().manual_seed(seed)
+    for grad in (torch.randn(16, generator=gen), torch.zeros(16)):
+        before = w.detach().clone()
+        w.grad = grad
+        opt.step()
+    return AdamCarry(str(getattr(config.optim, "value", config.optim)), float((w.detach() - before).abs().max()), lr)
+
+
+# --- Section "The same prompts under TRL": amplification, the prediction gaps with an error bar --------------------
+
+
+@dataclass(frozen=True)
+class AmplificationFacts:
+    """:func:`amplification_facts`, per run (keyed by run): of the ``n_easy`` prompts with p_ref >= 1/2, how many end
+    above p_ref (``easy_above``) and their mean final p (``easy_final``); of all ``n_prompts``, how many end below
+    p_ref (``below_ref``). ``predictions_above_ref``: both predictions of the first run (the recursion and the
+    finite-group mean) stay at or above p_ref at every step, for every prompt (Theorem 3's amplification)."""
+
+    n_easy: int
+    n_prompts: int
+    easy_above: dict[str, int]
+    easy_final: dict[str, float]
+    below_ref: dict[str, int]
+    predictions_above_ref: bool
+
+
+def amplification_facts(result: dict, keys: list[str]) -> AmplificationFacts:
+    """Section "The same prompts under TRL": where each run's prompts end against p_ref, and whether the first run's
+    predictions ever fall below p_ref."""
+    arrays = {k: _arrays(result, k) for k in keys}
+    first = arrays[keys[0]]
+    p_ref = first["p"][0]
+    easy = p_ref >= 0.5
+    predictions = [first["theory"]] + ([] if first["finite"] is None else [first["finite"]])
+    return AmplificationFacts(
+        n_easy=int(easy.sum()),
+        n_prompts=int(p_ref.size),
+        easy_above={k: int((a["p"][-1][easy] > p_ref[easy]).sum()) for k, a in arrays.items()},
+        easy_final={k: float(a["p"][-1][easy].mean()) for k, a in arrays.items()},
+        below_ref={k: int((a["p"][-1] < p_ref).sum()) for k, a in arrays.items()},
+        predictions_above_ref=all(bool(np.all(x >= p_ref - 1e-12)) for x in predictions),
+    )
+
+
+BOOTSTRAP_SEED = 0  # fixed, not the page's SEED: the bootstrap's interval is an output nbval compares
+N_BOOTSTRAP = 4000
+
+
+def _worst_gaps(result: dict, key: str, prediction: str) -> np.ndarray:
+    """Per prompt, max_n |p_n - prediction_n| (``prediction``: "theory" or "finite", the first run's)."""
+    a = _arrays(result, key)
+    first = _arrays(result, next(iter(result["runs"])))
+    return np.abs(a["p"] - first[prediction]).max(axis=0)
+
+
+@dataclass(frozen=True)
+class GapDifference:
+    """Median over prompts of the worst gap of (run, prediction) a and b, the paired bootstrap's 95% interval of
+    median(a) - median(b) (resampling prompts, :data:`BOOTSTRAP_SEED`), and how many prompts have a > b."""
+
+    median_a: float
+    median_b: float
+    low: float
+    high: float
+    n_larger: int
+    n_prompts: int
+
+
+def gap_difference(result: dict, a: tuple[str, str], b: tuple[str, str]) -> GapDifference:
+    """Section "The same prompts under TRL": how much larger the worst gap of ``a`` = (run key, prediction) is than
+    that of ``b``, with a seeded paired bootstrap over prompts (the prompts are resampled, each keeping its pair)."""
+    ga, gb = _worst_gaps(result, *a), _worst_gaps(result, *b)
+    idx = np.random.default_rng(BOOTSTRAP_SEED).integers(0, ga.size, (N_BOOTSTRAP, ga.size))
+    diff = np.median(ga[idx], axis=1) - np.median(gb[idx], axis=1)
+    low, high = np.percentile(diff, [2.5, 97.5])
+    return GapDifference(
+        float(np.median(ga)), float(np.median(gb)), float(low), float(high), int((ga > gb).sum()), int(ga.size)
+    )
+
+
+FOLLOW_TOL = 0.1  # a run "follows" a prediction when its median worst gap is below this
+
+
+@dataclass(frozen=True)
+class FollowCheck:
+    """The first run's settings against the conditions of the page's table (``meets``: beta > 0, group scaling,
+    clip range >= 100, mu >= 10), its median worst gap to the nearer prediction, and how many prompts end below
+    p_ref."""
+
+    meets: bool
+    settings: dict
+    median_gap: float
+    below_ref: int
+    n_prompts: int
+
+    @property
+    def follows(self) -> bool:
+        """Whether the run follows a prediction: median worst gap below :data:`FOLLOW_TOL` and no prompt below p_ref."""
+        return self.median_gap < FOLLOW_TOL and self.below_ref == 0
+
+
+def follow_check(result: dict, key: str) -> FollowCheck:
+    """Section "When TRL follows the recursion": does the run that meets the table's conditions for "follows" follow
+    either prediction?"""
+    trl = result["runs"][key]["trl"]
+    meets = (
+        trl["beta"] > 0 and trl["scale_rewards"] == "group" and trl["epsilon"] >= 100 and trl["num_iterations"] >= 10
+    )
+    gaps = prediction_gaps(result, key)
+    a = _arrays(result, key)
+    return FollowCheck(
+        bool(meets),
+        {k: trl[k] for k in ("beta", "epsilon", "num_iterations", "G")},
+        min(gaps.infinite_g, gaps.finite_g),
+        int((a["p"][-1] < a["p"][0]).sum()),
+        int(a["p"].shape[1]),
+    )
+
+
+# --- Section "In practice": the other chapters' numbers the advice quotes, recomputed -----------------------------
+
+
+@dataclass(frozen=True)
+class PracticeNumbers:
+    """The numbers section "In practice" quotes from other chapters, recomputed from the math modules:
+    ``g_star`` (the group-size chapter's budget-optimal G for the unnormalised estimator on its eight toy prompts),
+    ``bias_g8`` (the relative bias of the std-normalised gradient at G = 8 on its three bandits, smallest and
+    largest) and ``rho2`` (the share rho_2(0.1) of Theorem 2's step a group of two keeps at eps = 1e-5)."""
+
+    g_star: float
+    bias_g8: tuple[float, float]
+    rho2: float
+
+
+def practice_numbers() -> PracticeNumbers:
+    """Section "In practice": the group-size chapter's prompts and bandits (same seeds), through
+    :func:`grpo_nb.ustat.scaling.scaling_constants`, :func:`grpo_nb.ustat.moments.exact_moments` and
+    :func:`grpo_nb.ustat.finite_group.signal_retention`."""
+    from grpo_nb.tabular.algorithm1 import make_task
+    from grpo_nb.ustat.bandit import PromptSet
+    from grpo_nb.ustat.finite_group import signal_retention
+    from grpo_nb.ustat.moments import exact_moments
+    from grpo_nb.ustat.scaling import scaling_constants
+
+    task = make_task(np.array([0.05, 0.1, 0.2, 0.3, 0.5, 0.6, 0.7, 0.8]), n_outcomes=6, n_success=2, seed=1)
+    g_star = scaling_constants(PromptSet(task.ref_logits, task.reward, np.full(8, 1 / 8))).optimal_group_size
+    bandits = make_task(np.array([0.2, 0.5, 0.85]), n_outcomes=6, n_success=2, seed=3)
+    bias = []
+    for logits, reward in zip(bandits.ref_logits, bandits.reward, strict=True):
+        m = exact_moments(logits, reward, 8, estimator="grpo_std")
+        bias.append(float(np.linalg.norm(m.bias) / np.linalg.norm(m.target)))
+    return PracticeNumbers(float(g_star), (min(bias), max(bias)), float(signal_retention(0.1, 2, 1e-5)))

@@ -119,7 +119,11 @@ def test_loss_aggregation_per_loss_type_and_a_wrong_one_fails(probe, monkeypatch
     for loss_type, claimed in (("grpo", "bnpo"), ("dr_grpo", "bnpo"), ("dapo", "grpo")):
         with monkeypatch.context() as m:
             m.setattr(
-                tc, "aggregate", lambda x, mask, lt, *, max_len, c=claimed: aggregate(x, mask, c, max_len=max_len)
+                tc,
+                "aggregate",
+                lambda x, mask, lt, *, max_len, n_generated=None, c=claimed: aggregate(
+                    x, mask, c, max_len=max_len, n_generated=n_generated
+                ),
             )
             assert tc.loss_type_check(probe, loss_type) > 100 * TOL, (loss_type, claimed)
 
@@ -169,7 +173,7 @@ def test_the_knob_table_fails_the_row_of_a_wrong_statement_only(monkeypatch):
     monkeypatch.setitem(tc.BOOK_DEFAULTS, "loss_type", "grpo")
     knobs = tc.knob_table()
     assert [row.knob for row in knobs.rows if not row.passed] == ["TRL's defaults"]
-    assert len(knobs.table.rows) == len(knobs.rows) == 11 and knobs.table.rows[0][-1] == "FAILS"
+    assert len(knobs.table.rows) == len(knobs.rows) == 15 and knobs.table.rows[0][-1] == "FAILS"
 
 
 def test_bad_input_raises(probe):
