@@ -216,12 +216,12 @@ def algorithm1(
     ``G`` samples per prompt (ignored when ``exact``); ``mu`` inner gradient-ascent steps of size ``lr`` on the
     logits (default 0.5/max(1, beta); at most 2/beta, beyond which the KL term alone makes the steps diverge);
     KL coefficient ``beta``; variance smoothing ``eps > 0`` (Eq. 4); clip range ``clip_eps`` (None: no
-    clipping, the GRPO-No-Clip objective that TRL implements). Seeded by ``seed``.
+    clipping: the paper's GRPO-No-Clip objective; TRL itself clips). Seeded by ``seed``.
 
     ``no_signal`` says what happens to a prompt whose group has all rewards equal (k = 0 or k = G): "keep" (the
     algorithm as written: its advantages are 0 and only the KL term acts), "drop" (the prompt is not updated in that
-    iteration) or "resample" (DAPO's dynamic sampling: new groups are drawn for it, at most ``max_draws`` groups in
-    all, after which it is dropped). Ignored when ``exact``.
+    iteration; for one prompt, what DAPO's dynamic sampling does) or "resample" (the book's own rule: new groups are
+    drawn for the same prompt, at most ``max_draws`` groups in all, after which it is dropped). Ignored when ``exact``.
     """
     if not isinstance(task, TabularTask):
         raise ValueError(f"task={task!r} is not a TabularTask; build one with make_task or TabularTask(...)")

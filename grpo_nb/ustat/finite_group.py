@@ -23,10 +23,11 @@ expected GRPO gradient of any parametrised policy (:func:`grpo_nb.ustat.moments.
 as a deterministic map, the expected map has orbits of its own (:func:`expected_map_orbits`, many beta at once).
 
 Zero-variance groups can be kept (``no_signal="keep"``: the KL alone acts, and the maximiser returns to
-pi_ref), dropped (``"drop"``: the prompt is not updated) or resampled (``"resample"``: DAPO's dynamic sampling,
-up to ``max_draws`` groups, then dropped). For comparison, ``rule="plug_in"`` is the model of the hard-prompts
-chapter (:func:`grpo_nb.dynamics.bifurcation.finite_group_orbit`): z_n = logit h(p_hat), which keeps the exact
-expectation over answers and only replaces p in the weights.
+pi_ref), dropped (``"drop"``: the prompt is not updated; for one prompt this is what DAPO's dynamic sampling
+does, which drops such groups and refills the batch with other prompts) or resampled (``"resample"``, the book's
+own rule: new groups for the same prompt, up to ``max_draws`` groups, then dropped). For comparison,
+``rule="plug_in"`` is the model of the hard-prompts chapter (:func:`grpo_nb.dynamics.bifurcation.finite_group_orbit`):
+z_n = logit h(p_hat), which keeps the exact expectation over answers and only replaces p in the weights.
 
 The law of z_n is propagated without sampling (:func:`finite_group_law`): atoms (z, mass) are pushed through
 every k with its binomial weight and merged on a fine grid (each merged atom keeps its mass-weighted mean z).

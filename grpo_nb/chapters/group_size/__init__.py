@@ -3,7 +3,8 @@
 * :mod:`~grpo_nb.chapters.group_size.u_statistic`, Part 1 ("The gradient as a U-statistic"): the softmax bandits,
   Lemma 1, the exact moments, the MSE against G, the scaling law, reward normalisation;
 * :mod:`~grpo_nb.chapters.group_size.finite_groups`, Part 2 ("Finite groups in the dynamics"): the expected step of
-  a finite group, its law against Algorithm 1 runs, the book's own gaps, groups without signal, hard prompts.
+  a finite group, its law against Algorithm 1 runs, the book's own gaps, groups without signal, hard prompts, and
+  the evidence on G gathered for section "What this means for choosing G".
 
 The chapter imports both through this package, ``from grpo_nb.chapters import group_size as checks``.
 """
@@ -11,14 +12,18 @@ The chapter imports both through this package, ``from grpo_nb.chapters import gr
 from grpo_nb.chapters.group_size.finite_groups import (
     BurstStatistics,
     ChainComparison,
+    GroupSizeGuide,
     IterationsGap,
+    K3Gradient,
     Retention,
     StepFactorCheck,
     ToyLMGap,
     ZeroVarianceStudy,
     burst_statistics,
     expected_map_curves,
+    group_size_guide,
     iterations_gap,
+    k3_gradient_check,
     replay_check,
     retention_table,
     step_factor_check,
@@ -27,6 +32,7 @@ from grpo_nb.chapters.group_size.finite_groups import (
     zero_variance_study,
 )
 from grpo_nb.chapters.group_size.u_statistic import (
+    BudgetOptimum,
     DifficultyScan,
     ExactRoutes,
     Lemma1Check,
@@ -34,6 +40,7 @@ from grpo_nb.chapters.group_size.u_statistic import (
     Normalisation,
     Theorem2Fit,
     bandits,
+    budget_optimum,
     budget_table,
     difficulty_scan,
     exact_routes,
@@ -45,11 +52,14 @@ from grpo_nb.chapters.group_size.u_statistic import (
 )
 
 __all__ = [
+    "BudgetOptimum",
     "BurstStatistics",
     "ChainComparison",
     "DifficultyScan",
     "ExactRoutes",
+    "GroupSizeGuide",
     "IterationsGap",
+    "K3Gradient",
     "Lemma1Check",
     "MSECurves",
     "Normalisation",
@@ -59,13 +69,16 @@ __all__ = [
     "ToyLMGap",
     "ZeroVarianceStudy",
     "bandits",
+    "budget_optimum",
     "budget_table",
     "burst_statistics",
     "difficulty_scan",
     "exact_routes",
     "expected_map_curves",
     "gradient_check",
+    "group_size_guide",
     "iterations_gap",
+    "k3_gradient_check",
     "lemma1_check",
     "mse_curves",
     "normalisation_table",

@@ -11,8 +11,11 @@ brackets.
   seeded Algorithm 1 runs, per G.
 * :func:`iterations_gap` and :func:`toy_lm_gap` ("The book's own gaps, predicted"): the seed-averaged gap of the
   GRPO-iterations chapter, and the sampled toy-LM run of the parametric chapter, against the finite-group law.
-* :func:`zero_variance_study` ("Groups without signal, and dynamic sampling"): groups without signal kept, dropped or
-  resampled (dynamic sampling).
+* :func:`k3_gradient_check` ("The book's own gaps, predicted"): the expected gradient of the k3 estimate placed in
+  the loss against the exact gradients of the two KL directions.
+* :func:`zero_variance_study` ("Groups without signal, and dynamic sampling"): groups without signal kept, dropped
+  (DAPO's dynamic sampling, for one prompt) or resampled for the same prompt (this book's rule).
+* :func:`group_size_guide` ("What this means for choosing G"): the chapter's evidence on G gathered in one table.
 * :func:`burst_statistics` ("Hard prompts: do finite groups blur the cycles and chaos?"): seeded runs of the
   finite-group chain of a hard prompt, next to the cycle of the recursion (the orbits of the expected map itself are
   :func:`grpo_nb.ustat.finite_group.expected_map_orbits`).
@@ -22,6 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy.special import expit, softmax
@@ -29,6 +33,7 @@ from tqdm.auto import tqdm
 
 from grpo_nb.dynamics.map import h, iterate
 from grpo_nb.dynamics.orbits import attractor
+from grpo_nb.kl import expected_estimator_gradient, softmax_kl_gradients
 from grpo_nb.report import Table, bound
 from grpo_nb.tabular.algorithm1 import algorithm1, make_task
 from grpo_nb.tabular.policy import expected_reward
@@ -44,19 +49,27 @@ from grpo_nb.ustat.finite_group import (
     step_logits,
 )
 from grpo_nb.ustat.moments import exact_moments, expected_step_factor
+from grpo_nb.ustat.scaling import ScalingFit
 from grpo_nb.validation import check_positive_int
+
+if TYPE_CHECKING:
+    from grpo_nb.chapters.group_size.u_statistic import DifficultyScan, Normalisation
 
 __all__ = [
     "BurstStatistics",
     "ChainComparison",
+    "GroupSizeGuide",
     "IterationsGap",
+    "K3Gradient",
     "Retention",
     "StepFactorCheck",
     "ToyLMGap",
     "ZeroVarianceStudy",
     "burst_statistics",
     "expected_map_curves",
+    "group_size_guide",
     "iterations_gap",
+    "k3_gradient_check",
     "replay_check",
     "retention_table",
     "step_factor_check",
@@ -393,17 +406,67 @@ def toy_lm_gap(p_ref: np.ndarray, p_measured: np.ndarray, *, beta: float, eps: f
     return ToyLMGap(Table(headers, rows, ".3f"), law_mean, law_se, rec, measured, float(step_sd), *late)
 
 
+#: Which KL the k3 estimate in the loss climbs in expectation: index into :func:`softmax_kl_gradients`'s
+#: (reverse KL(pi || pi_ref), forward KL(pi_ref || pi)).
+K3_LOSS_DIRECTION = 1
+KL_DIRECTIONS = ("KL(π‖π_ref)", "KL(π_ref‖π)")
+
+
+@dataclass(frozen=True)
+class K3Gradient:
+    """Over random softmax policies: the largest gap between the expected gradient of the k3 estimate in the loss
+    and the gradient of the KL direction ``K3_LOSS_DIRECTION`` names (``gap``), and the smallest relative distance
+    to the other direction's gradient (``other``); ``direction`` names the first."""
+
+    gap: float
+    other: float
+    direction: str
+
+
+def k3_gradient_check(n_answers: int = 6, n_policies: int = 20, *, seed: int = 0) -> K3Gradient:
+    """Section "The book's own gaps, predicted": for n_policies random softmax policies pi and references pi_ref on
+    n_answers answers, E_{o~pi}[grad of k3(o)] with the sample's log pi(o) differentiated (the k3 term of the toy LM's
+    loss, :func:`grpo_nb.kl.expected_estimator_gradient`, placement "loss"), against the exact gradients of both KL
+    directions (:func:`grpo_nb.kl.softmax_kl_gradients`)."""
+    n_policies = check_positive_int("n_policies", n_policies)
+    rng = np.random.default_rng(check_positive_int("seed", seed, minimum=0))
+    gap, other = 0.0, np.inf
+    for _ in range(n_policies):
+        logits, ref_logits = rng.normal(size=(2, check_positive_int("n_answers", n_answers, minimum=2)))
+        log_ref = ref_logits - np.logaddexp.reduce(ref_logits)
+        k3_grad = expected_estimator_gradient(logits, log_ref, "k3", placement="loss")
+        both = softmax_kl_gradients(logits, log_ref)
+        target, rest = both[K3_LOSS_DIRECTION], both[1 - K3_LOSS_DIRECTION]
+        gap = max(gap, float(np.abs(k3_grad - target).max()))
+        other = min(other, float(np.linalg.norm(k3_grad - rest) / np.linalg.norm(rest)))
+    return K3Gradient(gap, other, KL_DIRECTIONS[K3_LOSS_DIRECTION])
+
+
+#: The rule for groups without signal that DAPO's dynamic sampling amounts to for a single prompt: DAPO filters out
+#: the prompts whose group is all right or all wrong and fills the batch with other prompts, so the filtered prompt's
+#: own policy is left unchanged ("drop"). "resample" (redraw groups for the same prompt) is this book's rule.
+DAPO_RULE = "drop"
+RULE_LABELS = {"keep": "keep (Algorithm 1)", "drop": "drop", "resample": "resample the prompt"}
+
+
 @dataclass(frozen=True)
 class ZeroVarianceStudy:
     """Per rule for groups without signal ("keep", "drop", "resample"): the law with Algorithm 1's inner loop
     (``law``), the law with the inner problem solved (``solved``), the Algorithm 1 runs, shape (n+1, n_seeds)
-    (``runs``), and (runs' mean - law's mean) / standard error at n = 1.. (``z``)."""
+    (``runs``), and (runs' mean - law's mean) / standard error at n = 1.. (``z``); the orbit of h (``recursion``)."""
 
     table: Table
     law: dict[str, FiniteGroupLaw]
     solved: dict[str, FiniteGroupLaw]
     runs: dict[str, np.ndarray]
     z: dict[str, np.ndarray]
+    recursion: np.ndarray
+
+    @property
+    def dynamic_sampling(self) -> FiniteGroupLaw:
+        """The law (Algorithm 1's inner loop) under the rule DAPO's dynamic sampling amounts to for one prompt,
+        ``DAPO_RULE``."""
+        return self.law[DAPO_RULE]
 
     @property
     def tables(self) -> tuple[Table, Table]:
@@ -427,9 +490,10 @@ def zero_variance_study(
         se = runs.std(axis=1, ddof=1)[1:] / np.sqrt(n_seeds)
         z = (runs.mean(axis=1)[1:] - law.mean[1:]) / np.maximum(se, 1e-12)
         laws[rule], solved[rule], all_runs[rule], zs[rule] = law, ideal, runs, z
+        label = RULE_LABELS[rule] + (" = DAPO, one prompt" if rule == DAPO_RULE else "")
         rows.append(
             (
-                rule,
+                label,
                 law.mean[1],
                 law.mean[-1],
                 ideal.mean[-1],
@@ -450,7 +514,63 @@ def zero_variance_study(
         "groups at step 1",
         "groups per step",
     ]
-    return ZeroVarianceStudy(Table(headers, rows, ".3f"), laws, solved, all_runs, zs)
+    return ZeroVarianceStudy(Table(headers, rows, ".3f"), laws, solved, all_runs, zs, rec)
+
+
+def _percent(x: float) -> str:
+    """x as a percentage, with one decimal below 10%."""
+    return f"{x:.1%}" if x < 0.1 else f"{x:.0%}"
+
+
+@dataclass(frozen=True)
+class GroupSizeGuide:
+    """The chapter's evidence on G, one row per quantity and one column per G of ``groups`` (the table), and the
+    values the section's asserts read: G* of the easiest and hardest prompt sets of the difficulty scan
+    (``g_star``), the budget MSE over its minimum among the divisors (``budget_excess``, per G), the std-normalised
+    estimator's relative bias over the bandits (``bias``: per G, (min, max)), the signal retention (``retention``)
+    and the share of groups without signal (``no_signal``), both per (p, G)."""
+
+    table: Table
+    g_star: tuple[float, float]
+    budget_excess: dict[int, float]
+    bias: dict[int, tuple[float, float]]
+    retention: dict[tuple[float, int], float]
+    no_signal: dict[tuple[float, int], float]
+
+
+def group_size_guide(
+    budget: ScalingFit,
+    scan: DifficultyScan,
+    norm: Normalisation,
+    *,
+    groups: Sequence[int] = (2, 4, 8, 16, 64),
+    ps: Sequence[float] = (0.1, 0.01),
+    eps: float = 1e-5,
+) -> GroupSizeGuide:
+    """Section "What this means for choosing G": the chapter's own analyses read at a few group sizes. The exact
+    budget MSE of Proposition 3 (U-statistic paper) over its minimum among the divisors of the budget, the relative
+    bias of the std-normalised estimator (section "Reward normalisation"), the signal retention rho_G(p) of Mroueh's
+    advantage (:func:`grpo_nb.ustat.finite_group.signal_retention`) and the probability (1-p)^G + p^G that a group
+    carries no signal."""
+    c, N = budget.true, budget.N
+    floor = float(np.min(c.budget_mse(N, [g for g in range(2, N + 1) if N % g == 0])))
+    excess = {G: float(c.budget_mse(N, G)) / floor - 1.0 for G in groups}
+    bias = {}
+    for G in groups:
+        at_g = [float(b[norm.groups.index(G)]) for b in norm.bias.values()]
+        bias[G] = (min(at_g), max(at_g))
+    retention = {(p, G): float(signal_retention(p, G, eps)) for p in ps for G in groups}
+    no_signal = {(p, G): (1 - p) ** G + p**G for p in ps for G in groups}
+    rows = [
+        (f"budget MSE over its minimum ($N = {N}$)", *(f"{1 + excess[G]:.2f}×" for G in groups)),
+        ("relative bias, std-normalised", *(f"{_percent(bias[G][0])}–{_percent(bias[G][1])}" for G in groups)),
+        *((rf"$\rho_G({p:g})$", *(f"{retention[p, G]:.2f}" for G in groups)) for p in ps),
+        *((f"no signal, $p = {p:g}$", *(f"{no_signal[p, G]:.0%}" for G in groups)) for p in ps),
+    ]
+    g_star = (float(scan.optimal_group_size[0]), float(scan.optimal_group_size[-1]))
+    return GroupSizeGuide(
+        Table(["", *(f"$G = {G}$" for G in groups)], rows), g_star, excess, bias, retention, no_signal
+    )
 
 
 @dataclass(frozen=True)

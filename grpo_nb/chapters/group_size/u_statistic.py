@@ -11,11 +11,12 @@ brackets.
   every estimator and G.
 * :func:`theorem2_fit` ("The two terms of the MSE, fitted"): the 1/G and 1/G^2 terms fitted to the Monte Carlo MSE
   against the exact constants.
-* :func:`budget_table` and :func:`difficulty_scan` ("Minibatches and a fixed sampling budget"): the Monte Carlo MSE
-  under a fixed budget against the exact one, per group size; the optimal group size of Theorem 7 for prompt sets of
-  growing difficulty.
+* :func:`budget_table`, :func:`budget_optimum` and :func:`difficulty_scan` ("Minibatches and a fixed sampling
+  budget"): the Monte Carlo MSE under a fixed budget against the exact one, per group size; the minimiser of the
+  budget MSE against G* = 1 + sqrt(C3/C1) for several budgets, and the best group size that divides each; the optimal
+  group size for prompt sets of growing difficulty.
 * :func:`normalisation_table` ("Reward normalisation"): bias and MSE of the std-normalised estimator against the
-  U-statistic.
+  U-statistic, and the factor by which normalising lowers G x MSE (:meth:`Normalisation.mse_gain`).
 """
 
 from __future__ import annotations
@@ -44,10 +45,11 @@ from grpo_nb.ustat.moments import (
     hoeffding_constants,
     normalised_leading_constants,
 )
-from grpo_nb.ustat.scaling import ScalingFit, scaling_constants
+from grpo_nb.ustat.scaling import ScalingConstants, ScalingFit, scaling_constants
 from grpo_nb.validation import check_positive_int
 
 __all__ = [
+    "BudgetOptimum",
     "DifficultyScan",
     "ExactRoutes",
     "Lemma1Check",
@@ -55,6 +57,7 @@ __all__ = [
     "Normalisation",
     "Theorem2Fit",
     "bandits",
+    "budget_optimum",
     "budget_table",
     "difficulty_scan",
     "exact_routes",
@@ -264,6 +267,43 @@ def budget_table(fit: ScalingFit) -> Table:
     return Table(["G", "B = N/G", "MC MSE", "95% half-width", "exact MSE", "|MC − exact| / half-width"], rows, ".4g")
 
 
+BUDGET_GRID_STEP = 1e-3  # resolution of the real-valued search for the minimiser of the budget MSE
+
+
+@dataclass(frozen=True)
+class BudgetOptimum:
+    """Per budget N: the real-valued minimiser of the budget MSE found on a grid of step ``BUDGET_GRID_STEP``
+    (``minimiser``), the best group size among the divisors of N (``best_divisor``), the closed form
+    G* = 1 + sqrt(C3/C1) (``formula``) and the largest |minimiser - formula| over the budgets (``worst``)."""
+
+    table: Table
+    minimiser: dict[int, float]
+    best_divisor: dict[int, int]
+    formula: float
+    worst: float
+
+
+def budget_optimum(constants: ScalingConstants, budgets: Sequence[int], *, max_group: int = 64) -> BudgetOptimum:
+    """Section "Minibatches and a fixed sampling budget": for each budget N, minimise (C1 G + C2 + C3/(G-1)) / N
+    (Proposition 3 with B = N/G) over a fine grid of real G in (1, max_group], and over the divisors of N up to
+    max_group. N only scales the expression, so the real minimiser is the same for every N by construction; the
+    check is that it equals the closed form G* = 1 + sqrt(C3/C1) (Theorem 7 with the exact residual C3/(G-1)), and
+    the divisors show what the budget does change."""
+    grid = np.arange(1.0 + BUDGET_GRID_STEP, max_group + BUDGET_GRID_STEP / 2, BUDGET_GRID_STEP)
+    formula = constants.optimal_group_size
+    minimiser = {N: float(grid[np.argmin(constants.budget_mse(N, grid))]) for N in budgets}
+    best = {N: constants.best_divisor(N, max_group=max_group) for N in budgets}
+    rows = [(str(N), minimiser[N], formula, str(best[N])) for N in budgets]
+    headers = [
+        "budget $N$",
+        "minimiser over real $G$",
+        r"$1 + \sqrt{C_3/C_1}$",
+        f"best divisor of $N$ up to {max_group}",
+    ]
+    worst = max(abs(m - formula) for m in minimiser.values())
+    return BudgetOptimum(Table(headers, rows, ".3f"), minimiser, best, formula, worst)
+
+
 @dataclass(frozen=True)
 class DifficultyScan:
     """Per difficulty level: the constants C1, C2, C3 and G* (the table), and G* per level (``optimal_group_size``)."""
@@ -320,6 +360,13 @@ class Normalisation:
     u_g_mse: dict[str, np.ndarray]
     std_limit: dict[str, float]
     u_limit: dict[str, float]
+    groups: tuple[int, ...] = ()
+
+    def mse_gain(self, G: int) -> dict[str, float]:
+        """Per bandit: the U-statistic's G x MSE / sigma^2 over the std-normalised estimator's G x MSE at group size G,
+        the factor by which normalising by the group's own standard deviation lowers the MSE."""
+        i = self.groups.index(G)
+        return {label: float(self.u_g_mse[label][i] / self.g_mse[label][i]) for label in self.g_mse}
 
 
 def normalisation_table(bandits_: Mapping[str, Bandit], groups: Sequence[int]) -> Normalisation:
@@ -351,4 +398,4 @@ def normalisation_table(bandits_: Mapping[str, Bandit], groups: Sequence[int]) -
         "limit, std-normalised (delta method)",
         "limit, U / σ: tr Σ / σ²",
     ]
-    return Normalisation(Table(headers, rows, ".4g"), bias, g_mse, u_g_mse, std_limits, u_limits)
+    return Normalisation(Table(headers, rows, ".4g"), bias, g_mse, u_g_mse, std_limits, u_limits, tuple(groups))
