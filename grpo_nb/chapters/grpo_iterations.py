@@ -3,7 +3,8 @@ Algorithm 1 run is from the exact recursion (Thm 1's policies, Thm 2's map h), p
 
 * :func:`expected_group_gradient` (section "A run with groups of eight"): the expected gradient of Algorithm 1's
   sampled objective at theta_old (a sum over the binomial success count) against the exact-expectation gradient,
-  per p and G.
+  per p and G; :func:`retention_symmetry` (same section): the signal retention rho_G at p and at 1 - p, and the share
+  of groups without signal.
 * :func:`one_step_gaps` (section "From parameters to policies"): the largest |p_n - h(p_{n-1})| and the largest
   TV(pi_n, Thm 1's step from pi_{n-1}) over iterations and prompts: how well each outer step solved its inner
   problem; :func:`mean_one_step_gap` (same section): the mean |p_n - h(p_{n-1})|, for comparing group sizes.
@@ -24,6 +25,7 @@ from grpo_nb.report import Table
 from grpo_nb.tabular.algorithm1 import Algorithm1Run, TabularTask, grpo_surrogate, make_task
 from grpo_nb.tabular.closed_form import grpo_step
 from grpo_nb.tabular.policy import total_variation
+from grpo_nb.ustat.finite_group import signal_retention
 from grpo_nb.validation import check_positive_int
 from grpo_nb.weights import stabilised_advantage
 
@@ -31,10 +33,12 @@ __all__ = [
     "ClipRatios",
     "GroupGradient",
     "OneStepGaps",
+    "RetentionSymmetry",
     "clip_ratios",
     "expected_group_gradient",
     "mean_one_step_gap",
     "one_step_gaps",
+    "retention_symmetry",
 ]
 
 
@@ -164,3 +168,27 @@ def expected_group_gradient(ps: Sequence[float], groups: Sequence[int], eps: flo
     rows = [(f"{pp:g}", *ratio[i], (1 - pp) ** 8 + pp**8) for i, pp in enumerate(ps)]
     headers = ["$p$", *(f"$G = {G}$" for G in groups), r"$\mathbb P(\text{no signal})$, $G = 8$"]
     return GroupGradient(Table(headers, rows, ".3f"), ratio, residual)
+
+
+@dataclass(frozen=True)
+class RetentionSymmetry:
+    """:func:`retention_symmetry`: the signal retention rho_G(p) and rho_G(1 - p), shape (len(ps), len(groups)), their
+    largest gap, and the probability that a group has all rewards equal (no signal), same shape."""
+
+    retention: np.ndarray
+    mirrored: np.ndarray
+    asymmetry: float
+    no_signal: np.ndarray
+
+
+def retention_symmetry(ps: Sequence[float], groups: Sequence[int], eps: float) -> RetentionSymmetry:
+    """Is the finite group's loss of signal one-sided (section "A run with groups of eight")? rho_G(p) of
+    :func:`grpo_nb.ustat.finite_group.signal_retention` at p and at 1 - p, and P(k = 0) + P(k = G) for
+    k ~ Binomial(G, p). Exchanging successes and failures maps k to G - k and leaves p_hat(1 - p_hat), hence the tilt
+    C(k), unchanged, so rho_G(p) = rho_G(1 - p) is expected (a :class:`RetentionSymmetry`)."""
+    p = np.asarray(ps, dtype=float)
+    groups = [check_positive_int("G", G, minimum=2) for G in groups]
+    ret = np.array([[signal_retention(x, G, eps) for G in groups] for x in p])
+    mirrored = np.array([[signal_retention(1 - x, G, eps) for G in groups] for x in p])
+    no_signal = np.array([[binom.pmf(0, G, x) + binom.pmf(G, G, x) for G in groups] for x in p])
+    return RetentionSymmetry(ret, mirrored, float(np.abs(ret - mirrored).max()), no_signal)

