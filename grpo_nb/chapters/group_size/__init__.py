@@ -4,11 +4,15 @@
   Lemma 1, the exact moments, the MSE against G, the scaling law, reward normalisation;
 * :mod:`~grpo_nb.chapters.group_size.finite_groups`, Part 2 ("Finite groups in the dynamics"): the expected step of
   a finite group, its law against Algorithm 1 runs, the book's own gaps, groups without signal, hard prompts, and
-  the evidence on G gathered for section "What this means for choosing G".
+  the evidence on G gathered for section "What this means for choosing G";
+* :mod:`~grpo_nb.chapters.group_size.paper_results`, the section "More of the U-statistic paper": prompt-only
+  baselines (Corollary 5), model strength against the MSE, the arcsin objective (Proposition 13), the KL bias
+  (Theorem 12) and the PL condition behind Theorem 8.
 
 The chapter imports both through this package, ``from grpo_nb.chapters import group_size as checks``.
 """
 
+from grpo_nb.chapters.group_size import paper_results
 from grpo_nb.chapters.group_size.finite_groups import (
     BurstStatistics,
     ChainComparison,
@@ -82,6 +86,7 @@ __all__ = [
     "lemma1_check",
     "mse_curves",
     "normalisation_table",
+    "paper_results",
     "replay_check",
     "retention_table",
     "step_factor_check",
