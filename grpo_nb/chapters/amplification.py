@@ -3,7 +3,8 @@ its table and the values the chapter's asserts need; the section of the chapter 
 
 * :func:`theorem3_survey` ("Amplification (Theorem 3)"): Theorem 3 in logit form over a (p_ref, beta) grid for
   several eps: the gap logit p* - logit p_ref against its margin 1/(beta sqrt(1/4 + eps)), where condition (2)
-  fails, and the orbit.
+  fails, and the orbit. Its margins hold by construction (it iterates g itself); :func:`theorem3_tabular` checks
+  the theorem where it could fail, on Theorem 1's closed-form policies over random finite outcome spaces.
 * :func:`condition2_failure_region`, :func:`condition2_small_beta_growth`, :func:`condition2_everywhere`
   ("Fig. 3: where condition (2) holds"): where Theorem 3's printed condition (2) fails, as beta and p_ref ranges; the
   exponent with which its left-hand side grows as beta -> 0, fitted and compared with a claimed exponent; whether it
@@ -26,13 +27,16 @@ its table and the values the chapter's asserts need; the section of the chapter 
   :func:`grpo_nb.dynamics.paper_bounds.prompt_free_beta_bound`.
 * :data:`PRACTICE_BETAS`, :func:`kl_penalty_gradients`, :func:`practice_regime_table`, :func:`small_beta_limit` ("What
   β means in practice"): the KL weights used in practice, the gradients of the k3 KL penalty, where the practical
-  betas fall on the regime maps, and the recursion as beta -> 0.
+  betas fall on the regime maps, and the recursion as beta -> 0; :func:`first_step` takes the first exact step
+  with Theorem 1's Gibbs policy for every representable p_ref, which also shows why Theorem 5's per-step errors
+  cannot be small at such beta.
 * :func:`sympy_verdict` (each section with a sympy derivation): the one-line verdict shown above the folded
   derivation.
 
 The formulas they check live in :mod:`grpo_nb.dynamics` (``map``, ``paper_bounds``, ``fixed_points``, ``orbits``,
 ``regimes``) and :mod:`grpo_nb.kl`; the negative tests replace names this module reads (``amplification_gap``,
-``theorem4_beta_bound_logit``, ``contraction_on_ball``) with wrong formulas and see the verdicts fail.
+``theorem4_beta_bound_logit``, ``contraction_on_ball``, ``grpo_step``, ``gibbs_log_policy``) with wrong formulas and
+see the verdicts fail.
 """
 
 from __future__ import annotations
@@ -75,7 +79,17 @@ from grpo_nb.dynamics.uniform_beta import (
 from grpo_nb.kl import k3
 from grpo_nb.report import Table, bound
 from grpo_nb.symbolic.identity import sympy_verdict
-from grpo_nb.validation import check_beta, check_eps, check_logits, check_map_params, check_p_ref, check_positive_int
+from grpo_nb.tabular.closed_form import grpo_step
+from grpo_nb.tabular.policy import expected_reward, gibbs_log_policy
+from grpo_nb.validation import (
+    check_beta,
+    check_eps,
+    check_logits,
+    check_map_params,
+    check_p_ref,
+    check_positive_int,
+    check_scalar,
+)
 
 __all__ = [
     "BoundPeak",
@@ -94,11 +108,14 @@ __all__ = [
     "PracticeRegimes",
     "SmallBetaLimit",
     "StabilityCheck",
+    "FirstStep",
     "Theorem3Survey",
+    "Theorem3Tabular",
     "Theorem4Hypothesis",
     "TwoCycle",
     "UniformBetaReport",
     "beta_bound_peaks",
+    "first_step",
     "condition2_everywhere",
     "condition2_failure_region",
     "condition2_small_beta_growth",
@@ -112,6 +129,7 @@ __all__ = [
     "small_beta_limit",
     "sympy_verdict",
     "theorem3_survey",
+    "theorem3_tabular",
     "theorem4_hypothesis_grid",
     "theorem4_stability_check",
     "two_cycle_report",
@@ -167,6 +185,72 @@ def theorem3_survey(p_ref: np.ndarray, beta: np.ndarray, eps_values: Sequence[fl
         rf"min over {n} iterates of $\operatorname{{logit}} p_n - \operatorname{{logit}} p_{{\mathrm{{ref}}}}$",
     ]
     return Theorem3Survey(Table(headers, rows, ".4g"), reaches, positive, failing, share)
+
+
+@dataclass(frozen=True)
+class Theorem3Tabular:
+    """:func:`theorem3_tabular`'s table and verdicts over every (outcome space, beta, eps, iterate n = 1..N):
+    ``above_ref`` (p_n > p_ref), ``margin_ok`` (logit p_n - logit p_ref >= 1/(beta sqrt(1/4 + eps)), relative
+    tolerance 1e-9), ``min_ratio`` (the smallest gap over its margin) and ``failing_condition2`` (how many of the
+    (space, beta, eps) cases fail the paper's condition (2))."""
+
+    table: Table
+    above_ref: bool
+    margin_ok: bool
+    min_ratio: float
+    failing_condition2: int
+
+
+#: The random outcome spaces of :func:`theorem3_tabular`: how many, how many outcomes each, and the seed.
+TABULAR_SPACES, TABULAR_OUTCOMES, TABULAR_SEED = 12, 8, 0
+
+
+def _log_odds(pi: np.ndarray, reward: np.ndarray) -> float:
+    """logit of the success mass of pi, from the masses of the successes and of the failures (+inf if the failures'
+    mass underflows to 0)."""
+    with np.errstate(divide="ignore"):
+        return float(np.log(pi[reward == 1].sum()) - np.log(pi[reward == 0].sum()))
+
+
+def theorem3_tabular(betas: Sequence[float], eps_values: Sequence[float], *, n: int = 8) -> Theorem3Tabular:
+    """Theorem 3 where it could fail (section "Amplification (Theorem 3)"): iterate Theorem 1's closed-form GRPO
+    step (:func:`grpo_nb.tabular.grpo_step`, the module-level name ``grpo_step`` that the negative tests replace) on
+    random finite outcome spaces with a 0/1 reward, never through the logit map g.
+
+    Each of ``TABULAR_SPACES`` spaces (seed ``TABULAR_SEED``) has ``TABULAR_OUTCOMES`` outcomes, at least one right
+    and one wrong, and a reference policy whose success mass p_ref has its logit uniform in [-10, 12] (so that many
+    cases fail condition (2), which needs p_ref > 0.96 at eps = 1e-5). For every beta and eps > 0 the policy is
+    iterated ``n`` times from pi_ref; each iterate's success probability (:func:`grpo_nb.tabular.expected_reward`)
+    must exceed p_ref and its log-odds, read off the policy's success and failure masses, must exceed
+    logit p_ref by Theorem 3's margin 1/(beta sqrt(1/4 + eps)) (relative tolerance 1e-9).
+    """
+    b = check_beta(np.asarray(betas, dtype=float))
+    n = check_positive_int("n", n)
+    rng = np.random.default_rng(TABULAR_SEED)
+    above, ratios, failing, rows = True, [], 0, []
+    for _ in range(TABULAR_SPACES):
+        reward = np.r_[1.0, 0.0, (rng.random(TABULAR_OUTCOMES - 2) < 0.5).astype(float)]
+        p_ref = float(expit(rng.uniform(-10.0, 12.0)))
+        w = rng.dirichlet(np.ones(TABULAR_OUTCOMES))
+        pi_ref = np.where(reward == 1, p_ref * w / w[reward == 1].sum(), (1 - p_ref) * w / w[reward == 0].sum())
+        z_ref, p0 = _log_odds(pi_ref, reward), float(expected_reward(pi_ref, reward))
+        for eps in eps_values:
+            eps = float(check_eps(eps))
+            if not eps > 0:
+                raise ValueError(f"eps={eps!r} is out of range; valid range is eps > 0 (p_n reaches 1 in float)")
+            failing += int((~theorem3_condition(p0, b, eps)).sum())
+            for beta in b:
+                pi, margin = pi_ref, float(logit_map_margin(beta, eps))
+                for _ in range(n):
+                    pi = grpo_step(pi_ref, pi, reward, float(beta), eps)
+                    above &= bool(expected_reward(pi, reward) > p0)
+                    ratios.append((_log_odds(pi, reward) - z_ref) / margin)
+        rows.append([z_ref, int(reward.sum()), min(ratios[-n * b.size * len(eps_values) :])])
+    min_ratio = float(np.min(ratios))
+    headers = [r"$\operatorname{logit} p_{\mathrm{ref}}$", f"right answers (of {TABULAR_OUTCOMES})",
+               "min over β, ε, n of gap / margin"]  # fmt: skip
+    table = Table(headers, rows, ".4g")
+    return Theorem3Tabular(table, above, bool(min_ratio >= 1 - 1e-9), min_ratio, failing)
 
 
 @dataclass(frozen=True)
@@ -668,8 +752,9 @@ def per_prompt_bounds(p_refs: object, betas: object, eps: float) -> PerPromptBou
 
     Per prompt (success probability p_ref under pi_ref), Theorem 4's condition beta > B(p*) (Lemma 1) is read at the
     fixed point the orbit from p_ref starts next to, the lowest one. On the beta grid ``betas`` (increasing) the
-    per-prompt lower bound beta_q is the largest beta where that fixed point is unstable (|h'(p*)| >= 1; 0 if none),
-    and the uniform bound over the prompts is max_q beta_q; it stays below
+    per-prompt bound beta_q is the largest beta where that fixed point is unstable (|h'(p*)| >= 1; 0 if none; the betas
+    below the unstable run are safe as well, so it is no lower bound on the safe betas), and the uniform bound over
+    the prompts is max_q beta_q; it stays below
     :func:`grpo_nb.dynamics.paper_bounds.prompt_free_beta_bound` when eps > 0.
     """
     p = np.atleast_1d(check_p_ref(p_refs)).astype(float)
@@ -720,7 +805,8 @@ class UniformBetaReport:
 
         sup, t = self.supremum, self.threshold
         return (
-            rf"✓ unstable for some prompt exactly when ${self.lower:.4f} < \beta < {self.upper:.3f}$; the supremum of "
+            rf"✓ unstable for some prompt exactly when $\beta$ lies in an open interval from about {self.lower:.5f} to "
+            rf"{self.upper:.4f}; the supremum of "
             rf"the per-prompt bounds is $\max_p \mathcal B(p) = {sup.beta:.3f}$ at $p^* = {tex(sup.p_star)}$ (the "
             rf"prompt $p_{{\mathrm{{ref}}}} = {tex(sup.p_ref)}$), the grid's largest $\beta_q$ is "
             rf"{self.grid.uniform:.3f}; prompts above $p_{{\mathrm{{ref}}}} = {t.p_up:.5f}$ (the peak of "
@@ -781,19 +867,22 @@ def practice_regime_table(
     """Where the orbit from each p_ref goes at each (beta > 0, eps) (section "What β means in practice"): the regime
     of :func:`grpo_nb.dynamics.regimes.regime_map`, the first step's gain logit p_1 - logit p_ref, whether p_1 already
     has p_1(1 - p_1) < eps (saturated next to 1; for eps = 0, whether the orbit escapes to p = 1), and the limit
-    logit."""
+    logit. The first step is Theorem 1's Gibbs policy on a two-outcome space (``gibbs_log_policy``, in log space), not
+    the logit map g, so its gain could fall short of Theorem 3's margin if the closed form or the margin were
+    wrong."""
     p = check_p_ref(np.asarray(p_refs, dtype=float))[:, None]
     b = check_beta(np.asarray(betas, dtype=float))[None, :]
     rows, maps, gain_ok, saturated = [], {}, True, True
     for eps in eps_values:
         rm = regime_map(p, b, float(check_eps(eps)))
         maps[eps] = rm
-        with np.errstate(over="ignore"):
-            z = iterate_logit(p, b, eps, n=1)
         for i, j in np.ndindex(rm.regime.shape):
-            v1 = np.exp(-abs(z[1, i, j])) / (1 + np.exp(-abs(z[1, i, j]))) ** 2
+            log_ref = np.log([p[i, 0], 1 - p[i, 0]])
+            lp = gibbs_log_policy(log_ref, np.array([1.0, 0.0]), p[i, 0], b[0, j], eps)  # Theorem 1, not g
+            z1 = lp[0] - lp[1]
+            v1 = np.exp(-np.logaddexp(0.0, z1) - np.logaddexp(0.0, -z1))
             limit = rm.limit_logit[i, j]
-            gain = z[1, i, j] - z[0, i, j]
+            gain = z1 - (log_ref[0] - log_ref[1])
             sat = bool(v1 < eps) if eps > 0 else bool(np.isposinf(limit))
             gain_ok &= bool(gain >= 2 / (b[0, j] * np.sqrt(1 + 4 * eps)))
             saturated &= sat
@@ -802,6 +891,57 @@ def practice_regime_table(
                r"$\operatorname{logit} p_1 - \operatorname{logit} p_{\mathrm{ref}}$", "saturated after one step",
                "limit logit"]  # fmt: skip
     return PracticeRegimes(Table(headers, rows), maps, gain_ok, saturated)
+
+
+@dataclass(frozen=True)
+class FirstStep:
+    """:func:`first_step` at one (beta, eps) over a grid of logit p_ref: the first exact step's log-odds z_1, the
+    smallest gain over Theorem 3's margin, the largest log(1 - p_1) and the largest p_1 (1 - p_1) / eps."""
+
+    beta: float
+    eps: float
+    logit_p_ref: np.ndarray
+    logit_p1: np.ndarray
+    min_gain_over_margin: float
+    max_log_miss: float
+    max_variance_over_eps: float
+
+    @property
+    def saturated(self) -> bool:
+        """Every prompt of the grid has p_1 (1 - p_1) < eps after one exact step."""
+        return self.max_variance_over_eps < 1
+
+    def theorem5_vacuous(self, p_tilde: float = 0.5, log_miss: float = -40.0) -> bool:
+        """Whether 1 - p_1 < e^{log_miss} for every prompt (``max_log_miss`` < ``log_miss``): then an inexact first step
+        whose success probability stays at most ``p_tilde`` is at total variation at least
+        p_1 - p_tilde > 1 - p_tilde - e^{log_miss} from the exact pi_1 (TV bounds the gap between the success
+        probabilities), so Theorem 5's delta_1 is of order 1 and its bound 2 sum delta_i is at least
+        2 (1 - p_tilde) - 2 e^{log_miss}: for p_tilde = 1/2, no better than |p~_n - p_n| <= 1."""
+        return bool(0 < p_tilde < 1 and self.max_log_miss < log_miss)
+
+
+def first_step(beta: float, eps: float, *, n_grid: int = 4001) -> FirstStep:
+    """The first exact GRPO step for every representable prompt (section "What β means in practice"), taken with
+    Theorem 1's Gibbs policy (:func:`grpo_nb.tabular.policy.gibbs_log_policy`, the module-level name the negative test
+    replaces) in log space, not with the logit map.
+
+    The prompts are ``n_grid`` values of logit p_ref evenly spaced from -745 (about the smallest positive double,
+    5e-324) to +37 (1 - p_ref about 1e-16); each is a two-outcome policy (right, wrong) with log masses
+    (log sigmoid(a), log sigmoid(-a)). Returned: z_1 = logit p_1, the smallest (z_1 - a) / margin with Theorem 3's
+    margin 1/(beta sqrt(1/4 + eps)), the largest log(1 - p_1) = -softplus(z_1), and the largest p_1 (1 - p_1) / eps
+    (saturation, eps > 0).
+    """
+    beta, eps = float(check_scalar("beta", check_beta(beta))), float(check_eps(eps))
+    if not eps > 0:
+        raise ValueError(f"eps={eps!r} is out of range; valid range is eps > 0 (saturation is p(1 - p) < eps)")
+    a = np.linspace(-745.0, 37.0, check_positive_int("n_grid", n_grid, minimum=2))
+    log_ref = -np.logaddexp(0.0, -np.stack([a, -a], axis=-1))  # log sigmoid(a), log sigmoid(-a)
+    lp = gibbs_log_policy(log_ref, np.array([1.0, 0.0]), expit(a), beta, eps)
+    z1 = lp[:, 0] - lp[:, 1]
+    log_miss = -np.logaddexp(0.0, z1)  # log(1 - p_1) = log sigmoid(-z_1)
+    variance = np.exp(-np.logaddexp(0.0, z1) - np.logaddexp(0.0, -z1))
+    gain = (z1 - a) / logit_map_margin(beta, eps)
+    return FirstStep(beta, eps, a, z1, float(gain.min()), float(log_miss.max()), float((variance / eps).max()))
 
 
 @dataclass(frozen=True)

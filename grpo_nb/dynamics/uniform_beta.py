@@ -144,10 +144,11 @@ def supremum_bound(eps: object) -> SupremumBound:
 class PromptBetaBound:
     """Where one prompt's lowest fixed point is unstable (Theorem 4 read at the lowest fixed point, Lemma 1).
 
-    The unstable betas form the open interval (``beta_from``, ``beta_q``); ``beta_q`` is the prompt's lower bound on
-    beta (0 and ``beta_from`` NaN when there is none). At beta in it the lowest fixed point lies between logits
-    ``logit_low`` and ``logit_high`` (the ends of {Q > 1}; NaN when empty): at beta_q it is at logit_low, at beta_from
-    at logit_high, each neutral (|h'| = 1).
+    The unstable betas form the open interval (``beta_from``, ``beta_q``); ``beta_q`` is the prompt's bound in the
+    paper's reading (every beta above it is safe), but not a lower bound on the safe betas: every beta <= ``beta_from``
+    is safe too (0 and ``beta_from`` NaN when nothing is unstable). At beta in it the lowest fixed point lies between
+    logits ``logit_low`` and ``logit_high`` (the ends of {Q > 1}; NaN when empty): at beta_q it is at logit_low, at
+    beta_from at logit_high, each neutral (|h'| = 1).
     """
 
     p_ref: float
