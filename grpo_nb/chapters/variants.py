@@ -5,8 +5,8 @@ asserts need; the section of the chapter that uses each is named in brackets.
   solver of :mod:`grpo_nb.tabular`.
 * :func:`recursion_agreement`, :func:`variant_orbit`, :func:`orbit_table` ("The success recursion in logit form"):
   tabular runs from pi_0 = pi_ref against :func:`grpo_nb.variants.iterate`, and each variant's orbit.
-* :func:`mean_only_fixed_point` ("Mean-only normalisation with KL to pi_ref: one step"): it reaches its fixed point in
-  one step.
+* :func:`mean_only_fixed_point` ("Mean-only normalisation with KL to pi_ref: one step"): the numerically maximised
+  step forgets pi_{n-1}, and with both KLs the affine map approaches its fixed point geometrically.
 * :func:`mirror_survey` ("Mirror (alpha = 0)"): alpha = 0 has no fixed point, its orbits increase, and they run to
   p = 1.
 * :func:`renyi_check` ("The Rényi term vanishes from pi_0 = pi_ref"): the Rényi correction vanishes from pi_ref, and
@@ -15,8 +15,10 @@ asserts need; the section of the chapter that uses each is named in brackets.
   alpha = 1"): alpha < 1 against alpha = 1: the fixed points are Theorem 2's at alpha beta.
 * :func:`regime_survey` and :func:`cycle_frontier` ("What alpha does to the regimes, and to the cycles"): the regime
   maps of the variants, and where their cycles live.
-* :func:`effective_beta_check` ("Variance normalisation is mean-only normalisation with an adaptive beta"): variance
-  normalisation is mean-only normalisation with beta_eff = beta sqrt(p(1-p)+eps).
+* :func:`effective_beta_check` and :func:`effective_beta_factors` ("Variance normalisation is mean-only normalisation
+  with an adaptive beta"): the two steps have one maximiser at beta_eff = beta sqrt(p(1-p)+eps), and how far beta_eff
+  falls below its value at p = 1/2, with the exact p and inside a group of G answers.
+* :func:`convergence_counterexamples` ("When the iteration settles on a fixed point"): orbits that do not.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ import numpy as np
 from scipy.special import expit, logit
 from tqdm.auto import tqdm
 
+from grpo_nb.advantage import group_advantage
 from grpo_nb.dynamics.fixed_points import fixed_points, fixed_points_grid
 from grpo_nb.dynamics.map import logit_map_cap, logit_map_margin
 from grpo_nb.dynamics.orbits import classify_orbits, orbit_kind
@@ -50,8 +53,10 @@ _P_REF = r"$p_{\mathrm{ref}}$"  # a table header's p_ref, typeset
 
 __all__ = [
     "ALL_VARIANTS",
+    "ConvergenceCases",
     "CycleFrontier",
     "EffectiveBetaCheck",
+    "EffectiveBetaFactors",
     "FixedPointComparison",
     "MeanOnlyCheck",
     "MirrorSurvey",
@@ -61,8 +66,10 @@ __all__ = [
     "SolverAgreement",
     "VariantFixedPoint",
     "VariantOrbit",
+    "convergence_counterexamples",
     "cycle_frontier",
     "effective_beta_check",
+    "effective_beta_factors",
     "fixed_point_comparison",
     "fixed_point_table",
     "mean_only_fixed_point",
@@ -201,57 +208,72 @@ def recursion_agreement(
 
 @dataclass(frozen=True)
 class MeanOnlyCheck:
-    """Mean-only normalisation with alpha = 1 on a grid: steps to the fixed point, its value, eps independence."""
+    """Mean-only normalisation: one step with KL to pi_ref forgets pi_{n-1} (by the numerical solver), and the affine
+    map of 0 < alpha < 1 approaches a + 1/(alpha beta) geometrically with ratio 1 - alpha."""
 
     table: Table
-    steps_to_fixed_point: np.ndarray
-    max_offset_error: float
-    eps_independent: bool
-    fixed_point_error: float
-    superstable: bool
-    tabular_drift: float
+    policy_spread: float
+    logit_error: float
+    mean_var_spread: float
+    affine_error: float
+    affine_monotone: bool
+
+
+def _solved_steps(pi_ref, pi_prevs, reward, beta, normalization) -> np.ndarray:
+    """The numerically maximised step (:func:`grpo_nb.variants.solve_policy_step`, alpha = 1) from each pi_{n-1}."""
+    return np.stack(
+        [solve_policy_step(pi_ref, q, reward, beta, 1e-5, normalization=normalization, alpha=1.0) for q in pi_prevs]
+    )
 
 
 def mean_only_fixed_point(
-    p_ref: np.ndarray, beta: np.ndarray, eps_values: Sequence[float], *, rng: np.random.Generator, n: int = 20
+    p_ref: np.ndarray,
+    beta: np.ndarray,
+    *,
+    rng: np.random.Generator,
+    alphas: Sequence[float] = (0.3, 0.5, 0.7),
+    n: int = 20,
+    n_instances: int = 4,
+    n_prev: int = 3,
 ) -> MeanOnlyCheck:
-    """z_n of "mean", alpha = 1 over broadcast (p_ref, beta) for each eps, and the fixed points of the dynamics code.
+    """Section "Mean-only normalisation with KL to pi_ref: one step", from the objective rather than from the map.
 
-    steps_to_fixed_point: the first n with z_n = z_{n+1} = ... = z_N exactly (per grid point); max_offset_error:
-    the largest |z_1 - a - 1/beta| relative to 1/beta; fixed_point_error: |fixed point of the machinery - z_1|;
-    superstable: every fixed point has slope 0; tabular_drift: max |p_n - p_1| (n >= 1) of exact tabular runs.
+    For ``n_instances`` random instances, the step of "mean", alpha = 1 is maximised numerically (never the closed
+    form) from ``n_prev`` random previous policies: policy_spread is the largest gap between those maximisers (0 if the
+    step forgets pi_{n-1}), logit_error the largest |logit p_n - g(logit p_{n-1})| with g the variant's map
+    (:func:`grpo_nb.variants.map.variant_logit_map`), relative to max(1, |logit p_n|). As a control,
+    mean_var_spread is the smallest spread of logit p_n with Eq. 4's normalisation, whose step does depend on
+    p_{n-1}. affine_error: for each 0 < alpha < 1 over broadcast (p_ref, beta), the largest
+    |z_n - (z* - (1 - alpha)^n (z* - a))| relative to max(1, |z*|) along the orbit of
+    :func:`grpo_nb.variants.iterate_logit`, z* = a + 1/(alpha beta); affine_monotone: z_n never falls.
     """
-    variant = Variant("mean", 1.0)
     check_map_params(p_ref, beta, 0.0)
-    z_all = np.stack([iterate_logit(p_ref, beta, e, n=n, normalization="mean", alpha=1.0) for e in eps_values])
-    eps_independent = bool(all(np.array_equal(z_all[0], z) for z in z_all[1:]))
-    z = z_all[0]
-    moving = z != z[-1]  # the steps are those up to the last logit that still differs from the final one
-    steps = np.where(moving.any(axis=0), n + 1 - np.argmax(moving[::-1], axis=0), 0)
-    offset_error = float(np.max(np.abs(z[1] - z[0] - 1.0 / beta) * beta))
-    grid = fixed_points_grid(p_ref, beta, eps_values[0], variant=variant)
-    fp_error = float(np.max(np.abs(grid.logits[..., 0] - z[1]) / np.maximum(1.0, np.abs(z[1]))))
-    superstable = bool(np.all(grid.counts == 1) and np.all(grid.slopes[..., 0] == 0))
-    drift = 0.0
-    for _ in range(4):
+    n_prev = check_positive_int("n_prev", n_prev, minimum=2)
+    rows, spread, logit_err, control = [], 0.0, 0.0, np.inf
+    for _ in range(check_positive_int("n_instances", n_instances)):
         pi_ref, _, reward, b = random_instance(rng)
-        p = expected_reward(policy_orbit(pi_ref, reward, b, 1e-5, n=6, normalization="mean", alpha=1.0), reward)
-        drift = max(drift, float(np.max(np.abs(p[2:] - p[1]))))
-    rows = []
-    for pr, b in ((1e-3, 0.1), (1e-3, 1.0), (1e-3, 10.0), (0.1, 1.0), (0.5, 1.0), (0.9, 1.0)):
-        zz = iterate_logit(pr, b, 1e-5, n=3, normalization="mean", alpha=1.0)
-        closed = pr * np.exp(1 / b) / (1 - pr + pr * np.exp(1 / b))
-        rows.append([pr, b, expit(zz[1]), expit(zz[3]), closed])
-    headers = [
-        _P_REF,
-        "β",
-        "$p_1$",
-        "$p_3$",
-        r"$\frac{p_{\mathrm{ref}} e^{1/\beta}}{1 - p_{\mathrm{ref}} + p_{\mathrm{ref}} e^{1/\beta}}$",
-    ]
-    return MeanOnlyCheck(
-        Table(headers, rows, ".6g"), steps, offset_error, eps_independent, fp_error, superstable, drift
-    )
+        pi_prevs = [random_instance(rng)[0] for _ in range(n_prev)]  # Dirichlet(1/2): p_{n-1} spread out
+        steps = _solved_steps(pi_ref, pi_prevs, reward, b, "mean")
+        spread = max(spread, float(np.max(np.ptp(steps, axis=0))))
+        z_prev = np.array([success_logit(q, reward) for q in pi_prevs])
+        z_next = success_logit(steps, reward)
+        predicted = variant_logit_map(z_prev, logit(float(pi_ref @ reward)), b, 0.0, normalization="mean", alpha=1.0)
+        logit_err = max(logit_err, float(np.max(np.abs(z_next - predicted) / np.maximum(1.0, np.abs(z_next)))))
+        z_mean_var = success_logit(_solved_steps(pi_ref, pi_prevs, reward, b, "mean_var"), reward)
+        control = min(control, float(np.ptp(z_mean_var)))
+        shown = ", ".join(f"{p:.4f}" for p in expit(z_prev))
+        rows.append([float(pi_ref @ reward), b, shown, ", ".join(f"{p:.6f}" for p in expit(z_next))])
+    a = logit(p_ref)
+    affine_err, monotone = 0.0, True
+    for alpha in alphas:
+        z = iterate_logit(p_ref, beta, 0.0, n=n, normalization="mean", alpha=alpha)
+        z_star = a + 1.0 / (alpha * beta)
+        k = np.arange(n + 1).reshape(-1, *([1] * np.ndim(z_star)))
+        predicted = z_star - (1.0 - alpha) ** k * (z_star - a)
+        affine_err = max(affine_err, float(np.max(np.abs(z - predicted) / np.maximum(1.0, np.abs(z_star)))))
+        monotone &= bool(np.all(np.diff(z, axis=0) >= 0))
+    headers = [_P_REF, "β", r"$p_{n-1}$ of three random $\pi_{n-1}$", "$p_n$ from each (solver)"]
+    return MeanOnlyCheck(Table(headers, rows, ".3g"), spread, logit_err, control, affine_err, monotone)
 
 
 @dataclass(frozen=True)
@@ -263,6 +285,11 @@ class MirrorSurvey:
     increments_within_bounds: bool
     all_escape: bool
     tabular_monotone: bool
+    tabular_recursion_error: float
+    eps_values: np.ndarray
+    mean_var_steps: np.ndarray
+    mean_only_steps: np.ndarray
+    mean_only_predicted: np.ndarray
 
 
 def _steps_to(p_ref: float, beta: float, eps: float, normalization: str, target: float, n_max: int = 2000) -> int:
@@ -286,10 +313,13 @@ def mirror_survey(
     The increments z_n - z_{n-1} = s(z_{n-1})/beta are checked against 1/(beta sqrt(1/4 + eps)) <= s/beta <=
     1/(beta sqrt(eps)) ("mean": exactly 1/beta), up to the rounding of z_n (4 ulp); the orbits are classified by the
     dynamics machinery; exact tabular mirror runs from random pi_0 are checked to increase p_n. The table gives the
-    number of steps from p_ref = 0.001 to p > 0.99 for beta = 1 and 10 (mean-only: ceil(beta logit-gap)).
+    number of steps from p_ref = 0.001 to p > 0.99 for beta = 1 and 10; mean_var_steps (one row per eps) and
+    mean_only_steps hold them, mean_only_predicted is ceil(beta (logit 0.99 - logit 0.001)) for mean-only.
+    tabular_recursion_error: |logit p_n - the recursion from logit p_0| along the tabular runs from random pi_0.
     """
     check_map_params(p_ref, beta, 0.0)
     rows, any_fp, within, escape = [], False, True, True
+    betas = (1.0, 10.0)
     for normalization in NORMALIZATIONS:
         for eps in eps_values if normalization == "mean_var" else eps_values[:1]:
             variant = Variant(normalization, 0.0)
@@ -309,18 +339,34 @@ def mirror_survey(
             summary = classify_orbits(p_ref, beta, eps, variant=variant, **options)
             escape &= bool(np.all(np.isposinf(summary.limit_logits[..., -1])))
             label = eps if normalization == "mean_var" else "any"
-            rows.append(
-                [_NAMES[normalization], label, *(_steps_to(1e-3, b, eps, normalization, 0.99) for b in (1, 10))]
-            )
-    monotone = True
+            rows.append([_NAMES[normalization], label, *(_steps_to(1e-3, b, eps, normalization, 0.99) for b in betas)])
+    monotone, recursion_err = True, 0.0
     for normalization in NORMALIZATIONS:
         pi_ref, pi_0, reward, b = random_instance(rng)
-        p = expected_reward(
-            policy_orbit(pi_ref, reward, b, 1e-5, n=30, normalization=normalization, alpha=0.0, pi_0=pi_0), reward
-        )
+        run = policy_orbit(pi_ref, reward, b, 1e-5, n=30, normalization=normalization, alpha=0.0, pi_0=pi_0)
+        p = expected_reward(run, reward)
         monotone &= bool(np.all(np.diff(p) >= 0) and p[-1] > p[0])
+        z = success_logit(run, reward)
+        with np.errstate(over="ignore"):
+            z_map = iterate_logit(float(pi_0 @ reward), b, 1e-5, n=30, normalization=normalization, alpha=0.0)
+        kept = np.isfinite(z) & (np.abs(z) < 30)  # past |logit| 30 one outcome set's mass underflows in the table
+        gap = np.abs(z - z_map)[kept] / np.maximum(1.0, np.abs(z_map[kept]))
+        recursion_err = max(recursion_err, float(np.max(gap)) if kept.sum() > 2 else np.inf)
     headers = ["normalisation", "ε", "steps 0.001 → 0.99, β = 1", "steps 0.001 → 0.99, β = 10"]
-    return MirrorSurvey(Table(headers, rows, ".3g"), any_fp, within, escape, monotone)
+    counts = np.array([row[2:] for row in rows], dtype=int)
+    predicted = np.ceil(np.array(betas) * (logit(0.99) - logit(1e-3))).astype(int)
+    return MirrorSurvey(
+        Table(headers, rows, ".3g"),
+        any_fp,
+        within,
+        escape,
+        monotone,
+        recursion_err,
+        np.asarray(eps_values, dtype=float),
+        counts[:-1],
+        counts[-1],
+        predicted,
+    )
 
 
 def _decay_rate(terms: np.ndarray, floor: float = 1e-11) -> float:
@@ -557,11 +603,11 @@ def cycle_frontier(
 
 @dataclass(frozen=True)
 class EffectiveBetaCheck:
-    """mean+var at beta = mean-only at beta_eff, on the map and on tabular policies; the sandwich of the map."""
+    """mean+var at beta against mean-only at beta_eff, both maximised numerically; the sandwich of the map."""
 
     table: Table
-    map_error: float
-    policy_error: float
+    solver_gap: float
+    control_gap: float
     sandwich: bool
     touches_at_half: float
 
@@ -569,45 +615,93 @@ class EffectiveBetaCheck:
 def effective_beta_check(
     z: np.ndarray, eps_values: Sequence[float], alphas: Sequence[float], *, rng: np.random.Generator
 ) -> EffectiveBetaCheck:
-    """g_mean_var(z; beta) against g_mean(z; beta_eff(z)) for each eps and alpha; tabular steps likewise.
+    """Variance normalisation at beta is mean-only normalisation at beta_eff(p_{n-1}), from the objective.
 
-    The sandwich: mean-only at beta sqrt(1/4 + eps) <= mean+var at beta <= mean-only at beta sqrt(eps) (alpha = 1),
-    with equality of the first at z = 0 (``touches_at_half`` is the gap there).
+    For each eps and alpha, three random instances: the step of "mean_var" at beta and that of "mean" at
+    beta_eff = :func:`grpo_nb.variants.effective_beta` of logit p_{n-1}, each maximised numerically by
+    :func:`grpo_nb.variants.solve_policy_step` (which never sees a closed form or beta_eff); solver_gap is the largest
+    gap between the two maximisers. control_gap: the smallest gap when mean-only keeps beta itself (a check that
+    could not tell the coefficients apart would make it tiny). The sandwich: mean-only at beta sqrt(1/4 + eps) <=
+    mean+var at beta <= mean-only at beta sqrt(eps) on the logit grid ``z`` (alpha = 1, a = -3, beta = 2), with
+    equality of the first at z = 0 (``touches_at_half`` is the gap there).
     """
     beta, a = 2.0, -3.0
-    rows, map_err, sandwich, touch = [], 0.0, True, 0.0
+    rows, solver_gap, control, sandwich, touch = [], 0.0, np.inf, True, 0.0
     for eps in eps_values:
+        with np.errstate(over="ignore"):
+            mv = variant_logit_map(z, a, beta, eps, normalization="mean_var", alpha=1.0)
+        finite = np.isfinite(mv)
+        lower = variant_logit_map(z, a, beta * np.sqrt(0.25 + eps), eps, normalization="mean", alpha=1.0)
+        sandwich &= bool(np.all(mv[finite] >= lower[finite] - 1e-12 * np.abs(lower[finite])))
+        if eps > 0:
+            upper = variant_logit_map(z, a, beta * np.sqrt(eps), eps, normalization="mean", alpha=1.0)
+            sandwich &= bool(np.all(mv <= upper * (1 + 1e-12) + 1e-12))
+        touch = max(touch, float(abs(variant_logit_map(0.0, a, beta, eps) - lower[np.argmin(np.abs(z))])))
         for alpha in alphas:
-            with np.errstate(over="ignore"):
-                mv = variant_logit_map(z, a, beta, eps, normalization="mean_var", alpha=alpha)
-                mo = variant_logit_map(z, a, effective_beta(z, beta, eps), eps, normalization="mean", alpha=alpha)
-            finite = np.isfinite(mv)
-            err = float(np.max(np.abs(mv - mo)[finite] / np.maximum(1.0, np.abs(mv[finite]))))
-            map_err = max(map_err, err)
-            if alpha == 1.0:
-                lower = variant_logit_map(z, a, beta * np.sqrt(0.25 + eps), eps, normalization="mean", alpha=1.0)
-                sandwich &= bool(np.all(mv[finite] >= lower[finite] - 1e-12 * np.abs(lower[finite])))
-                if eps > 0:
-                    upper = variant_logit_map(z, a, beta * np.sqrt(eps), eps, normalization="mean", alpha=1.0)
-                    sandwich &= bool(np.all(mv <= upper * (1 + 1e-12) + 1e-12))
-                touch = max(touch, float(abs(variant_logit_map(0.0, a, beta, eps) - lower[np.argmin(np.abs(z))])))
-            rows.append([eps, alpha, _small(err)])
-    policy_err = 0.0
-    for _ in range(6):
-        pi_ref, pi_prev, reward, b = random_instance(rng)
-        p_prev = float(pi_prev @ reward)
-        for eps in (1e-5, 1e-2):
-            for alpha in alphas:
-                mv = policy_step(pi_ref, pi_prev, reward, b, eps, normalization="mean_var", alpha=alpha)
-                b_eff = float(effective_beta(logit(p_prev), b, eps))
-                mo = policy_step(pi_ref, pi_prev, reward, b_eff, eps, normalization="mean", alpha=alpha)
-                policy_err = max(policy_err, float(np.max(np.abs(mv - mo))))
+            gap, ctrl = 0.0, np.inf
+            for _ in range(3):
+                pi_ref, pi_prev, reward, b = random_instance(rng)
+                b_eff = float(effective_beta(logit(float(pi_prev @ reward)), b, eps))
+                args = (pi_ref, pi_prev, reward)
+                mean_var = solve_policy_step(*args, b, eps, normalization="mean_var", alpha=alpha)
+                mean_eff = solve_policy_step(*args, b_eff, eps, normalization="mean", alpha=alpha)
+                mean_same = solve_policy_step(*args, b, eps, normalization="mean", alpha=alpha)
+                gap = max(gap, float(np.max(np.abs(mean_var - mean_eff))))
+                ctrl = min(ctrl, float(np.max(np.abs(mean_var - mean_same))))
+            solver_gap, control = max(solver_gap, gap), min(control, ctrl)
+            rows.append([eps, alpha, _small(gap, 1e-8), ctrl])
     headers = [
         "ε",
         "α",
-        r"max relative $\lvert g_{\text{mean+var}}(z; \beta) - g_{\text{mean}}(z; \beta_{\mathrm{eff}}(z))\rvert$",
+        r"max $\lvert \pi^{\text{mean+var}}_{\beta} - \pi^{\text{mean}}_{\beta_{\mathrm{eff}}}\rvert$ (solver)",
+        r"control: min $\lvert \pi^{\text{mean+var}}_{\beta} - \pi^{\text{mean}}_{\beta}\rvert$",
     ]
-    return EffectiveBetaCheck(Table(headers, rows, ".3g"), map_err, policy_err, sandwich, touch)
+    return EffectiveBetaCheck(Table(headers, rows, ".2g"), solver_gap, control, sandwich, touch)
+
+
+@dataclass(frozen=True)
+class EffectiveBetaFactors:
+    """How much smaller beta_eff gets than at p = 1/2: with the exact p, and inside a group of G answers."""
+
+    table: Table
+    population_factor: float
+    population_limit: float
+    group_sizes: np.ndarray
+    group_factors: np.ndarray
+    group_bounds: np.ndarray
+
+
+def effective_beta_factors(eps: float, group_sizes: Sequence[int] = (8, 16, 64)) -> EffectiveBetaFactors:
+    """beta_eff(1/2) / beta_eff(p): its largest value over p, and over the success rates a group can have.
+
+    population_factor: the largest ratio over a logit grid from -40 to 40 (the exact p of the policy), against its
+    limit sqrt((1/4 + eps)/eps) as p -> 0 or 1. In a group of G sampled answers the advantage is Eq. 4's
+    (:func:`grpo_nb.advantage.group_advantage`, form "paper") at the group's own rate p_hat = k/G, and it is non-zero
+    only for 1 <= k <= G - 1. Its gap s = A(success) - A(failure) is 1/sqrt(p_hat(1 - p_hat) + eps), so the ratio is
+    s sqrt(1/4 + eps) = s beta_eff(1/2)/beta; group_factors is its largest value over k, group_bounds the claimed
+    bound G/(2 sqrt(G - 1)), which p_hat(1 - p_hat) >= (G - 1)/G^2 gives (equality at eps = 0).
+    """
+    z = np.linspace(-40.0, 40.0, 8001)
+    half = float(effective_beta(0.0, 1.0, eps))
+    population = float(np.max(half / effective_beta(z, 1.0, eps)))
+    factors, where = [], []
+    for G in group_sizes:
+        G = check_positive_int("G", G, minimum=2)
+        ratios = []
+        for k in range(1, G):
+            rewards = (np.arange(G) < k).astype(float)
+            advantage = group_advantage(rewards, "paper", eps)
+            ratios.append(float(advantage[0] - advantage[-1]) * half)
+        factors.append(max(ratios))
+        where.append(int(np.argmax(ratios)) + 1)
+    sizes = np.array(group_sizes)
+    bounds = sizes / (2.0 * np.sqrt(sizes - 1.0))
+    rows = [[int(G), f"{k}/{G}", f, b] for G, k, f, b in zip(sizes, where, factors, bounds, strict=True)]
+    rows.append(["exact $p$", "$p \\to 0$ or $1$", population, np.sqrt((0.25 + eps) / eps)])
+    headers = ["G", r"worst $\hat p$", r"largest $\beta_{\mathrm{eff}}(1/2)/\beta_{\mathrm{eff}}$", "bound"]
+    return EffectiveBetaFactors(
+        Table(headers, rows, ".3g"), population, float(np.sqrt((0.25 + eps) / eps)), sizes, np.array(factors), bounds
+    )
 
 
 @dataclass(frozen=True)
@@ -632,6 +726,29 @@ def variant_orbit(variant: Variant, p_ref: float, beta: float, eps: float) -> Va
     verdict = "runs to p = 1" if escaped else verdict
     shown = "1 (logit +∞)" if escaped else " ↔ ".join(f"{expit(z):.4g}" for z in np.sort(limit))
     return VariantOrbit(variant.label, len(fixed_points(p_ref, beta, eps, variant=variant)), verdict, shown)
+
+
+@dataclass(frozen=True)
+class ConvergenceCases:
+    """:func:`convergence_counterexamples`: each case's orbit (:class:`VariantOrbit`) and the table of them."""
+
+    table: Table
+    orbits: list[VariantOrbit]
+
+
+def convergence_counterexamples(cases: Sequence[tuple[Variant, float, float, float]]) -> ConvergenceCases:
+    """Section "When the iteration settles on a fixed point": the orbit of each (variant, p_ref, beta, eps) case.
+
+    Each case goes through :func:`variant_orbit` (fixed points counted, the orbit from p_ref classified by the dynamics
+    machinery), so a case whose orbit settles on a fixed point reads "fixed point" and the others say what they do.
+    """
+    orbits = [variant_orbit(v, p_ref, beta, eps) for v, p_ref, beta, eps in tqdm(cases, desc="orbits")]
+    rows = [
+        [o.label, p_ref, beta, eps, o.n_fixed_points, o.verdict, o.limit]
+        for o, (_, p_ref, beta, eps) in zip(orbits, cases, strict=True)
+    ]
+    headers = ["variant", _P_REF, "β", "ε", "fixed points", f"orbit from {_P_REF}", "limit $p$"]
+    return ConvergenceCases(Table(headers, rows, ".4g"), orbits)
 
 
 def orbit_table(orbits: Sequence[VariantOrbit]) -> Table:

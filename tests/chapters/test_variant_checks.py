@@ -44,19 +44,6 @@ def test_recursion_agreement_catches_an_undamped_recursion(monkeypatch) -> None:
     assert checks.recursion_agreement(_rng(), alphas=(0.5,), n=5, n_instances=1).worst > 1e-3
 
 
-def test_mean_only_check_sees_one_step_and_catches_a_damped_map(monkeypatch) -> None:
-    ok = checks.mean_only_fixed_point(P, B, (0.0, 1e-2), rng=_rng(), n=6)
-    assert np.all(ok.steps_to_fixed_point == 1) and ok.eps_independent and ok.superstable
-    assert ok.max_offset_error < 1e-9 and ok.fixed_point_error < 1e-12 and ok.tabular_drift < 1e-12
-
-    def damped(p_ref, beta, eps, n, normalization="mean_var", alpha=1.0):
-        return vmap.iterate_logit(p_ref, beta, eps, n=n, normalization=normalization, alpha=0.5)
-
-    monkeypatch.setattr(checks, "iterate_logit", damped)
-    bad = checks.mean_only_fixed_point(P, B, (0.0,), rng=_rng(), n=6)
-    assert np.all(bad.steps_to_fixed_point > 1)  # z_1 = a + 1/beta still, but the orbit keeps moving
-
-
 def test_mirror_survey_holds_and_catches_a_map_that_stops(monkeypatch) -> None:
     ok = checks.mirror_survey(P, B, (0.0, 1e-5), rng=_rng(), n=30)
     assert not ok.any_fixed_point and ok.increments_within_bounds and ok.all_escape and ok.tabular_monotone
@@ -119,15 +106,6 @@ def test_cycle_frontier_orders_its_alphas() -> None:
     frontier = checks.cycle_frontier(p_ref, beta, 1e-5, alphas=(1.0, 0.5))
     assert frontier.largest_cycle_p_ref[0] > frontier.largest_cycle_p_ref[1] > 0
     assert np.all(frontier.largest_cycle_p_ref <= frontier.largest_flip_p_ref)
-
-
-def test_effective_beta_check_holds_and_catches_a_missing_root(monkeypatch) -> None:
-    z = np.linspace(-30, 30, 61)
-    ok = checks.effective_beta_check(z, (0.0, 1e-5), (0.5, 1.0), rng=_rng())
-    assert ok.map_error < 1e-12 and ok.policy_error < 1e-12 and ok.sandwich and ok.touches_at_half < 1e-12
-    monkeypatch.setattr(checks, "effective_beta", lambda z, beta, eps: beta * (vmap.effective_beta(z, 1.0, eps) ** 2))
-    bad = checks.effective_beta_check(z, (1e-5,), (1.0,), rng=_rng())
-    assert bad.map_error > 1e-2 and bad.policy_error > 1e-3
 
 
 def test_variant_orbits_and_fixed_points() -> None:
