@@ -3,6 +3,8 @@ and the values the chapter's asserts need; the section of the chapter that uses 
 
 * :func:`proof_table` (every section): the checks of one result as a table, one row per step, with its verdict,
   names and notes typeset for the page.
+* :func:`remark1_example` ("Appendix A", Remark 1): a map with eps = 0 and no fixed point in (0, 1), by the
+  fixed-point solver, a grid and a closed-form lower bound on logit h(p) - logit p.
 * :func:`contraction_table` ("Appendix B: amplification and local convergence"): Theorems 6 and 4 on explicit
   (p_ref, beta, eps), one row per contraction interval found, and the paper's "divergent" case, where the orbit
   reaches no contraction interval.
@@ -17,14 +19,26 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
 from IPython.display import Markdown
+from scipy.special import logit
 
+from grpo_nb.dynamics.fixed_points import fixed_points
+from grpo_nb.dynamics.map import logit_map
 from grpo_nb.report import Table, markdown_table
 from grpo_nb.symbolic.convergence import theorem4_local_convergence, theorem6_local_contraction
 from grpo_nb.symbolic.errata import typeset
 from grpo_nb.symbolic.identity import Identity
+from grpo_nb.validation import check_beta, check_p_ref, check_scalar
 
-__all__ = ["ContractionTable", "contraction_table", "proof_table", "typeset_identity"]
+__all__ = [
+    "ContractionTable",
+    "Remark1Example",
+    "contraction_table",
+    "proof_table",
+    "remark1_example",
+    "typeset_identity",
+]
 
 
 def typeset_identity(identity: Identity) -> Markdown:
@@ -80,3 +94,31 @@ def contraction_table(
     headers = [r"$p_{\mathrm{ref}}$", r"$\beta$", r"$\varepsilon$", "$p^*$", "$h'(p^*)$", "$k$", "$I$",
                r"$\sup_I \lvert h'\rvert$", "max step ratio", "orbit in $I$ from step"]  # fmt: skip
     return ContractionTable(Table(headers, rows, ".3g"), tuple(contraction), tuple(convergence), diverging)
+
+
+@dataclass(frozen=True)
+class Remark1Example:
+    """:func:`remark1_example`'s verdicts: ``n_fixed_points`` found by the solver in (0, 1); ``min_gap``, the smallest
+    logit h(p) - logit p over the grid; ``bound``, the closed-form lower bound on that gap (NaN where it does not
+    apply, beta > 1/sqrt 2)."""
+
+    p_ref: float
+    beta: float
+    n_fixed_points: int
+    min_gap: float
+    bound: float
+
+
+def remark1_example(p_ref: float, beta: float) -> Remark1Example:
+    """Remark 1 with eps = 0 (section "Appendix A"): the fixed points of h in (0, 1) at (p_ref, beta), from
+    :func:`grpo_nb.dynamics.fixed_points.fixed_points`; the gap logit h(p) - logit p = g(z) - z on 4001 points
+    z = logit p evenly spaced over [-40, 40]; and the bound a + sqrt(2)/beta - log 2 (a = logit p_ref) on that gap,
+    valid for beta <= 1/sqrt 2: on p <= 1/2 the gap is at least a + 2/beta, and on p > 1/2, with t = sqrt(1 - p),
+    it exceeds a + 1/(beta t) + 2 log t, which decreases on t < 1/(2 beta) and so is smallest at t = 1/sqrt 2.
+    """
+    p_ref = check_scalar("p_ref", check_p_ref(p_ref))
+    beta = check_scalar("beta", check_beta(beta))
+    z = np.linspace(-40.0, 40.0, 4001)  # z = logit p; logit h(p) = g(z), Theorem 2 in logit coordinates
+    gap = logit_map(z, logit(p_ref), beta, 0.0) - z
+    bound = logit(p_ref) + np.sqrt(2.0) / beta - np.log(2.0) if beta <= 1 / np.sqrt(2.0) else np.nan
+    return Remark1Example(p_ref, beta, len(fixed_points(p_ref, beta, 0.0)), float(gap.min()), float(bound))

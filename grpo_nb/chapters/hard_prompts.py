@@ -23,8 +23,9 @@ claim stays visible and checked on the page. Nothing is asserted here: a functio
 * :func:`chaos_check`, :func:`confirm_chaos` ("Is it really chaos? A check in high precision"): chaos confirmed in
   high precision (:mod:`grpo_nb.dynamics.high_precision`), against the standard error of a finite-time exponent
   (:func:`grpo_nb.dynamics.orbits.finite_time_exponent_se`);
-* :func:`finite_group_summary` and :func:`fixed_point_branch` ("What it means for training"): the recursion with a
-  finite group of G samples, and the fixed-point branch above the first doubling point.
+* :func:`finite_group_summary`, :func:`fixed_point_branch` and :func:`swing_window` ("What it means for training"):
+  the recursion with a finite group of G samples, the fixed-point branch above the first doubling point, and the
+  window of beta in which the orbit from p_ref swings (a cycle or chaos) instead of converging.
 
 The negative tests replace ``logit_map`` in this module with a wrong map and see the checks fail.
 """
@@ -58,6 +59,7 @@ from grpo_nb.dynamics.high_precision import (
 )
 from grpo_nb.dynamics.map import iterate_logit, log_abs_logit_map_slope, logit_map, logit_map_cap
 from grpo_nb.dynamics.orbits import OrbitClass, OrbitKind, attractor, finite_time_exponent_se, orbit_kind
+from grpo_nb.dynamics.uniform_beta import prompt_beta_bound
 from grpo_nb.report import Table
 from grpo_nb.validation import check_map_params, check_open_interval, check_positive_int
 
@@ -70,6 +72,7 @@ __all__ = [
     "FeigenbaumSummary",
     "FiniteGroupSummary",
     "FixedPointBranch",
+    "SwingWindow",
     "TwoCycleCheck",
     "attractor_report",
     "cascade_check",
@@ -84,6 +87,7 @@ __all__ = [
     "invariant_interval_excess",
     "lower_fixed_point_slope",
     "monotone_after_first_step",
+    "swing_window",
     "two_cycle_check",
 ]
 
@@ -281,11 +285,13 @@ def _lower_slope(fp: FixedPointGrid) -> np.ndarray:
     return np.where(fp.logits < 0, fp.slopes, np.inf).min(axis=-1)
 
 
-def escape_beta(diagram: BifurcationDiagram, *, escape_logit: float = 20.0) -> float:
+def escape_beta(diagram: BifurcationDiagram, *, escape_logit: float = 1.0) -> float:
     """The largest beta of a diagram whose orbit from p_ref ends at the fixed point near p = 1 (NaN if none)
     (sections "Where chaos occurs at eps = 1e-5" and "Feigenbaum's constant"; a column of :func:`diagram_summary`).
 
-    Such an orbit is a fixed point whose last logit exceeds ``escape_logit`` (p > 1 - 2e-9 by default).
+    Such an orbit is a fixed point whose last logit exceeds ``escape_logit``: by default p > sigmoid(1) = 0.73, where
+    the only attracting fixed point is the top one (its logit is about logit p_ref + 1/(beta sqrt eps), near 8 at
+    eps = 1e-2, beta = 0.57, far above 20 at eps = 1e-5; the middle fixed point is unstable).
     """
     d = _check_diagram("diagram", diagram)
     escape_logit = check_open_interval("escape_logit", escape_logit, lo=0.0, hi=np.inf)
@@ -644,3 +650,50 @@ def finite_group_summary(
         rows.append([str(G), no_signal[-1], alternating[-1], high[-1]])
     rows.append(["exact", 0.0, _alternation(exact[transient:]), np.median(cycle[cycle > split])])
     return FiniteGroupSummary(orbits, np.array(no_signal), np.array(alternating), np.array(high), rows)
+
+
+@dataclass(frozen=True)
+class SwingWindow:
+    """Where on a diagram's beta grid the orbit from p_ref swings (is a cycle or chaotic) instead of converging.
+
+    n_swing: grid betas with a swinging orbit; lowest_swing / highest_swing: their range (NaN if none); beta_1: the
+    upper end of the prompt's interval of betas with an unstable lowest fixed point (Lemma 1), B_1, the first doubling
+    point (0 if there is none); exit_beta: :func:`escape_beta`; n_below_exit / n_below_exit_near_one: grid betas
+    below the exit, and how many of them end on the top fixed point (as :func:`escape_beta` reads it); n_below_b1:
+    grid betas below B_1; row: p_ref, eps, B_1 (NaN if none), exit beta, the swinging range.
+    """
+
+    n_swing: int
+    lowest_swing: float
+    highest_swing: float
+    beta_1: float
+    exit_beta: float
+    n_below_exit: int
+    n_below_exit_near_one: int
+    n_below_b1: int
+    row: list
+
+
+def swing_window(diagram: BifurcationDiagram) -> SwingWindow:
+    """Read where the orbit from p_ref of a diagram swings, next to the prompt's unstable interval of beta
+    (:func:`grpo_nb.dynamics.uniform_beta.prompt_beta_bound`) and its exit to p ~ 1 (section "What it means for
+    training")."""
+    d = _check_diagram("diagram", diagram)
+    swing = d.kind != OrbitClass.FIXED_POINT
+    bound = prompt_beta_bound(d.p_ref, d.eps)
+    exit_beta = escape_beta(d)
+    below = d.beta < exit_beta
+    near_one = (d.kind == OrbitClass.FIXED_POINT) & (d.limit_logits[:, -1] > 1.0)  # escape_beta's default
+    lo, hi = (float(d.beta[swing].min()), float(d.beta[swing].max())) if swing.any() else (np.nan, np.nan)
+    window = f"{lo:.4g} - {hi:.4g}" if swing.any() else "none"
+    return SwingWindow(
+        n_swing=int(swing.sum()),
+        lowest_swing=lo,
+        highest_swing=hi,
+        beta_1=float(bound.beta_q),
+        exit_beta=exit_beta,
+        n_below_exit=int(below.sum()),
+        n_below_exit_near_one=int((below & near_one).sum()),
+        n_below_b1=int(np.sum(d.beta < bound.beta_q)),
+        row=[d.p_ref, d.eps, bound.beta_q if bound.beta_q > 0 else np.nan, exit_beta, window],
+    )

@@ -20,27 +20,53 @@ import sympy as sp
 from IPython.display import Markdown
 from scipy.special import expit, logit
 
+from grpo_nb.advantage import group_advantage, group_rewards
 from grpo_nb.clipping import clipped_term
 from grpo_nb.dynamics.chaos_region import twin_orbit_growth
-from grpo_nb.dynamics.cycle_geometry import no_cycle_threshold
-from grpo_nb.dynamics.fixed_points import fixed_points
+from grpo_nb.dynamics.cycle_geometry import flip_interval, no_cycle_threshold
+from grpo_nb.dynamics.fixed_points import fixed_points, fixed_points_grid
 from grpo_nb.dynamics.map import iterate_logit, logit_h
 from grpo_nb.dynamics.orbits import orbit_kind
-from grpo_nb.dynamics.paper_bounds import theorem3_condition
+from grpo_nb.dynamics.paper_bounds import prompt_free_beta_bound, theorem3_condition
+from grpo_nb.dynamics.uniform_beta import prompt_beta_bound, safe_betas, supremum_bound
+from grpo_nb.kl import expected_estimator_gradient, softmax_kl_gradients
 from grpo_nb.report import escape_markdown, markdown_table
 from grpo_nb.symbolic import amplification, parametric
-from grpo_nb.symbolic.expressions import BETA, EPS, P_REF, P, h_expr, omega_minus, omega_plus, sigmoid, variance_term
+from grpo_nb.symbolic.expressions import (
+    BETA,
+    EPS,
+    P_REF,
+    P,
+    advantage,
+    h_expr,
+    omega_minus,
+    omega_plus,
+    reward_mean,
+    reward_variance,
+    sigmoid,
+    variance_term,
+)
 from grpo_nb.symbolic.identity import Identity, check_equal
 from grpo_nb.symbolic.policy_dynamics import remark1_discontinuity, theorem2_logistic_form
 
 __all__ = [
+    "CONVERGENCE_CASES",
     "Erratum",
+    "divergent_remark",
+    "eq3_weights_check",
     "errata",
     "errata_table",
+    "f_at_zero_check",
     "fig3_readings",
+    "fig4_reading_checks",
+    "lemma2_display_check",
     "orbit_converges",
+    "p_c_prediction",
     "printed_eq9_ratio",
     "printed_lemma3_sigma_product",
+    "theorem5_unrolled_check",
+    "threshold_reading_check",
+    "trl_kl_and_advantage_checks",
     "typeset",
     "unclipped_deviation",
 ]
@@ -96,19 +122,25 @@ def printed_lemma3_sigma_product() -> sp.Expr:
     return sp.exp(-amplification.Z) / (1 - sp.exp(-amplification.Z)) ** 2
 
 
-def _eq3() -> Erratum:
-    r = sp.Symbol("r")
-    advantage = (r - P) / sp.sqrt(P * (1 - P) + EPS)  # (r - mu)/sqrt(sigma^2 + eps), mu = p, sigma^2 = p(1-p)
-    corrected = _all(
-        "(r - p)/sqrt(p(1-p)+eps) at r = 1, 0 equals Eq. (4)'s weights",
+def eq3_weights_check(success: sp.Expr, failure: sp.Expr, label: str) -> Identity:
+    """Eq. (3) of §2.2: the smoothed advantage (r - mu)/sqrt(sigma^2 + eps) with mu, sigma^2 the Bernoulli(p)
+    statistics (computed by sympy.stats, not typed), derived at r = 1 and r = 0 and compared with a claimed pair
+    ``success``, ``failure`` (typed formulas in p and eps); ``label`` names the claimed pair."""
+    derived = [advantage(sp.Integer(r), reward_mean(P), reward_variance(P)) for r in (1, 0)]
+    return _all(
+        f"Eq. (3) derived from the Bernoulli statistics equals {label}",
         [
-            check_equal("A(r=1) = (1-p)/sqrt(p(1-p)+eps)", advantage.subs(r, 1), omega_plus()),
-            check_equal("A(r=0) = -p/sqrt(p(1-p)+eps)", advantage.subs(r, 0), -omega_minus()),
+            check_equal(f"A(r=1) derived = {label}", derived[0], success),
+            check_equal(f"A(r=0) derived = {label}", derived[1], failure),
         ],
     )
-    printed = check_equal(
-        "A(r=1) = (1-p)/(sqrt(p(1-p)) + eps)", advantage.subs(r, 1), (1 - P) / (sp.sqrt(P * (1 - P)) + EPS)
-    )
+
+
+def _eq3() -> Erratum:
+    root = sp.sqrt(P * (1 - P) + EPS)  # the corrected pair, typed as the line above Eq. (3) has it
+    corrected = eq3_weights_check((1 - P) / root, -P / root, "(1-p)/sqrt(p(1-p)+eps), -p/sqrt(p(1-p)+eps)")
+    outside = sp.sqrt(P * (1 - P)) + EPS  # the printed pair: eps outside the root
+    printed = eq3_weights_check((1 - P) / outside, -P / outside, "(1-p)/(sqrt(p(1-p))+eps), -p/(sqrt(p(1-p))+eps)")
     return Erratum(
         "Eq. (3), §2.2",
         "A = (1−p)/(√(p(1−p)) + ε) and −p/(√(p(1−p)) + ε): ε outside the root",
@@ -117,6 +149,7 @@ def _eq3() -> Erratum:
         corrected,
         printed,
         "stabilised_grpo",
+        extraction=True,  # a brace lost around p(1−p)+ε would print the same text
     )
 
 
@@ -129,18 +162,38 @@ def _eq9() -> Erratum:
         theorem2_logistic_form(),
         theorem2_logistic_form(printed_eq9_ratio()),
         "policy_dynamics",
+        extraction=True,  # "(1)" for "(q)" is a character the extraction could have misread
+    )
+
+
+def _f(p: sp.Expr) -> sp.Expr:
+    """f(p) = h(p) - p, with h Theorem 2's map (Eq. 8) as the shared expressions define it."""
+    return h_expr(p=p) - p
+
+
+#: The right side of the first display of Lemma 2's proof, typed from the paper: 1/(1 + ... e^{-...}) - p_ref.
+LEMMA2_DISPLAY_RHS = 1 / (1 + (1 - P_REF) / P_REF * sp.exp(-1 / (BETA * sp.sqrt(P_REF * (1 - P_REF) + EPS)))) - P_REF
+
+
+def lemma2_display_check(lhs: str, subtract: int) -> Identity:
+    """Lemma 2's first display with left side ``lhs`` = f(p_ref) - ``subtract`` * p_ref, derived from f = h - p, against
+    the display's typed right side :data:`LEMMA2_DISPLAY_RHS` (printed: ``subtract`` = 1; corrected: 0)."""
+    return check_equal(
+        f"{lhs} derived from f = h - p equals the display", _f(P_REF) - subtract * P_REF, LEMMA2_DISPLAY_RHS
     )
 
 
 def _lemma2_f_minus() -> Erratum:
-    f_at = h_expr(p=P_REF) - P_REF  # f(p_ref) with f(p) = h(p) - p
-    printed = check_equal("f(p_ref) - p_ref = h(p_ref) - p_ref", f_at - P_REF, h_expr(p=P_REF) - P_REF)
+    printed = lemma2_display_check("f(p_ref) - p_ref", 1)
     return Erratum(
         "Proof of Lemma 2, first display",
         "f(p_ref) − p_ref = 1/(1 + …) − p_ref",
         "f(p_ref) = h(p_ref) − p_ref = 1/(1 + …) − p_ref (f already subtracts p)",
         "formula",
-        amplification.lemma2_f_at_pref(),
+        _all(
+            "the display with f(p_ref) on the left, and f(p_ref) > 0",
+            [lemma2_display_check("f(p_ref)", 0), amplification.lemma2_f_at_pref()],
+        ),
         printed,
         "amplification",
     )
@@ -158,15 +211,24 @@ def _lemma2_strict() -> Erratum:
     )
 
 
+def f_at_zero_check(claimed: sp.Expr, label: str) -> Identity:
+    """f(0) = h(0) - 0 derived from Theorem 2's h (Eq. 8), against a ``claimed`` value (printed: 1)."""
+    return check_equal(f"f(0) derived from f = h - p equals {label}", _f(sp.Integer(0)), claimed)
+
+
 def _f_at_zero() -> Erratum:
     low = amplification.theorem3_case_low_pref()
-    printed = check_equal("f(0) = 1", h_expr(p=sp.Integer(0)) - 0, sp.Integer(1))
+    typed = 1 / (1 + (1 - P_REF) / P_REF * sp.exp(-1 / (BETA * sp.sqrt(EPS))))
+    corrected = _all(
+        "f(0) derived, and 0 < h(0) < 1", [f_at_zero_check(typed, "1/(1 + A e^{-1/(beta sqrt eps)})"), low[1]]
+    )
+    printed = f_at_zero_check(sp.Integer(1), "1")
     return Erratum(
         "Proof of Theorem 3, case p_ref ≤ 1/2",
         "f(0) = 1 > 0",
         "f(0) = h(0) = 1/(1 + (1−p_ref)/p_ref · e^{−1/(β√ε)}), which lies in (0, 1); so f(0) > 0",
         "formula",
-        low[1],
+        corrected,
         printed,
         "amplification",
     )
@@ -187,6 +249,7 @@ def _beta_of_p() -> Erratum:
         "a(p_ref) > 0 and b(p) > 0 (β is the constant KL weight; b(p) = 1/√(p(1−p)+ε))",
         "formula",
         check,
+        extraction=True,  # "β(p)" for "b(p)" is a letter the extraction could have misread
     )
 
 
@@ -268,21 +331,6 @@ def _lemma4_cosh() -> Erratum:
     )
 
 
-def _theorem3_condition() -> Erratum:
-    gap = amplification.theorem3_fixed_point_logit_gap()
-    grid = amplification.theorem3_amplification_without_condition()
-    return Erratum(
-        "Theorem 3, condition (2)",
-        "for p_ref > 1/2, p* > p_ref if β cosh²(1/(2β√(1/4+ε))) ≥ p_ref(1−p_ref)(2p_ref−1)/(2(p_ref(1−p_ref)+ε)^{3/2})",
-        "p* > p_ref for every 0 < p_ref < 1, β > 0, ε ≥ 0: logit p* − logit p_ref = 1/(β√(p*(1−p*)+ε)) > 0; "
-        "condition (2) is sufficient but not needed",
-        "statement",
-        _all("logit gap identity and every fixed point on a grid", [gap, grid]),
-        None,
-        "amplification",
-    )
-
-
 def _remark1() -> Erratum:
     items = remark1_discontinuity()
     no_fixed_point = Identity(
@@ -330,26 +378,20 @@ def _theorem5_limsup() -> Erratum:
     )
 
 
-def _divergent() -> Erratum:
+def divergent_remark() -> Identity:
+    """The paper's "divergent" run (beta = 5, p_ref = 0.001, eps = 1e-5) does not converge, so "divergent" is right;
+    more precisely its orbit settles on a 2-cycle around an unstable fixed point (slope below -1)."""
     kind = orbit_kind(0.001, 5.0, 1e-5)
     lowest = fixed_points(0.001, 5.0, 1e-5)[0]
     check = Identity(
         name="beta = 5, p_ref = 0.001, eps = 1e-5: the orbit is a 2-cycle around an unstable fixed point",
         lhs=sp.Symbol(kind.kind),
         rhs=sp.Integer(kind.period or 0),
-        holds=kind.kind == "cycle" and kind.period == 2 and lowest.slope < -1,
+        holds=kind.kind == "cycle" and kind.period == 2 and lowest.slope < -1 and not orbit_converges(0.001, 5.0, 1e-5),
         relation="period",
-        notes=f"lowest fixed point p* = {lowest.p:.4f} with h'(p*) = {lowest.slope:.3f}",
+        notes=f"lowest fixed point p* = {lowest.p:.4f} with h'(p*) = {lowest.slope:.3f}; the orbit does not converge",
     )
-    return Erratum(
-        "§4, comment on Figure 5",
-        "for β = 5 and p_ref = 0.001 the iteration shows a divergent behaviour",
-        "the orbit stays in (0, 1) and settles on a 2-cycle: the nearby fixed point has slope below −1 (unstable)",
-        "statement",
-        check,
-        None,
-        "amplification",
-    )
+    return check
 
 
 def _numeric(name: str, value: float, target: float, holds: bool, relation: str = "==", notes: str = "") -> Identity:
@@ -363,9 +405,48 @@ def orbit_converges(p_ref: float, beta: float, eps: float, *, n: int = 4000, tai
     return bool(np.max(np.abs(np.diff(z[-tail:]))) < 1e-8 * max(1.0, float(np.abs(z[-1]))))
 
 
+def p_c_prediction(p_ref: float, beta: float, eps: float) -> bool | None:
+    """What the no-cycle threshold p_c(beta, eps) = sigmoid(-1/(beta sqrt(1/4 + eps))) predicts for the orbit of Eq. (8)
+    from p_ref: convergence (True) when p_ref >= p_c, and nothing (None) below it, where p_c is no longer sufficient
+    (it is not necessary: most prompts below p_c converge too)."""
+    return True if p_ref >= float(no_cycle_threshold(beta, eps)) else None
+
+
+def _convergence_cases() -> tuple[tuple[float, float, float], ...]:
+    """The (p_ref, beta, eps) on which :func:`threshold_reading_check` tests the threshold's reading: p_ref = 0.2 and
+    0.45 on a beta grid from 0.05 to 50, p_ref = p_c itself at beta = 5, the two counterexamples to convergence, and
+    prompts 10% below and above the first doubling threshold p_up(5, 1e-5)."""
+    eps, p_up = 1e-5, flip_interval(5.0, 1e-5)[1]
+    grid = [(p, float(b), eps) for p in (0.2, 0.45) for b in np.geomspace(0.05, 50.0, 13)]
+    edge = [(float(no_cycle_threshold(5.0, eps)), 5.0, eps), (1e-3, 5.0, eps), (1e-4, 5.2, eps)]
+    return (*grid, *edge, (0.9 * p_up, 5.0, eps), (1.1 * p_up, 5.0, eps))
+
+
+CONVERGENCE_CASES = _convergence_cases()
+
+
+def threshold_reading_check() -> Identity:
+    """The orbit from p_ref on every case of :data:`CONVERGENCE_CASES` against :func:`p_c_prediction` (read from this
+    module, so a test can replace it): holds when every prediction made is right (convergence = the orbit settles on a
+    fixed point, :func:`grpo_nb.dynamics.orbits.orbit_kind`). Reading p_c as necessary as well fails at p_ref = 0.2,
+    beta = 5, which converges although 0.2 < p_c(5, 1e-5) = 0.40."""
+    made = wrong = 0
+    for case in CONVERGENCE_CASES:
+        prediction = p_c_prediction(*case)
+        if prediction is not None:
+            made += 1
+            wrong += prediction != (orbit_kind(*case).kind == "fixed_point")
+    return _numeric(
+        f"p_c's reading on {len(CONVERGENCE_CASES)} orbits: wrong predictions (of {made} made)",
+        wrong,
+        0,
+        wrong == 0 and made > 0,
+    )
+
+
 def _convergence_claim() -> Erratum:
-    cycle, chaos = (1e-3, 5.0, 1e-5), (1e-4, 5.2, 1e-5)
-    p_c = no_cycle_threshold(5.0, 1e-5)
+    cycle, chaos, eps = (1e-3, 5.0, 1e-5), (1e-4, 5.2, 1e-5), 1e-5
+    p_c, p_up = float(no_cycle_threshold(5.0, eps)), flip_interval(5.0, eps)[1]
     printed = _numeric(
         "the orbit from p_ref converges, at the 2-cycle and at the chaotic example",
         sum(orbit_converges(*c) for c in (cycle, chaos)),
@@ -373,9 +454,10 @@ def _convergence_claim() -> Erratum:
         all(orbit_converges(*c) for c in (cycle, chaos)),
     )
     kind_cycle, kind_chaos = orbit_kind(*cycle), orbit_kind(*chaos)
+    below, above = orbit_kind(0.9 * p_up, 5.0, eps), orbit_kind(1.1 * p_up, 5.0, eps)
     twin = float(twin_orbit_growth(*chaos))
     corrected = _all(
-        "counterexamples, and convergence above p_c",
+        "counterexamples, p_c sufficient but not necessary, cycles below p_up",
         [
             _numeric(
                 "beta = 5, p_ref = 1e-3: period of the limit cycle",
@@ -390,11 +472,19 @@ def _convergence_claim() -> Erratum:
                 kind_chaos.kind == "chaotic" and twin >= 1e-3,
                 relation=">=",
             ),
+            threshold_reading_check(),
             _numeric(
-                "beta = 5, p_ref = p_c(5, 1e-5): the orbit converges",
+                "beta = 5: p_ref = 0.2 < p_c converges",
+                0.2,
                 p_c,
+                0.2 < p_c and orbit_kind(0.2, 5.0, eps).kind == "fixed_point",
+                relation="<",
+            ),
+            _numeric(
+                "beta = 5: 0.9 p_up gives a 2-cycle, 1.1 p_up a fixed point",
+                p_up,
                 0.0,
-                orbit_converges(float(p_c), 5.0, 1e-5),
+                below.kind == "cycle" and below.period == 2 and above.kind == "fixed_point",
                 relation=">",
             ),
         ],
@@ -405,7 +495,9 @@ def _convergence_claim() -> Erratum:
         "contribution (3) and the conclusion 'under mild assumptions')",
         "Theorem 4 is local: it needs p_ref near a fixed point with |h′(p*)| < 1. From p_0 = p_ref the orbit can "
         "settle on a 2-cycle (β = 5, p_ref = 10⁻³, ε = 10⁻⁵: the paper's own Fig. 5 run) or be chaotic "
-        "(β = 5.2, p_ref = 10⁻⁴); it converges for every β only when p_ref ≥ p_c(β, ε) = σ(−1/(β√(1/4+ε)))",
+        "(β = 5.2, p_ref = 10⁻⁴). p_ref ≥ p_c(β, ε) = σ(−1/(β√(1/4+ε))) is sufficient for convergence, not "
+        f"necessary: at β = 5, ε = 10⁻⁵, p_c = {p_c:.2f}, yet p_ref = 0.2 converges; cycles there need "
+        f"p_ref < p_up = {p_up:.3g}",
         "statement",
         corrected,
         printed,
@@ -503,22 +595,164 @@ def _fig3_caption() -> Erratum:
     )
 
 
-def _theorem5_factor2() -> Erratum:
-    t0 = sp.Symbol("TV_0", positive=True)
-    deltas = sp.symbols("delta_1:4", positive=True)
-    tv_n = t0 + sum(deltas)  # Assumption 1 unrolled, with equality at every step
+def _stable_everywhere(p_ref: np.ndarray, beta: np.ndarray, eps: float) -> np.ndarray:
+    """Per beta: whether every prompt of ``p_ref`` has a stable lowest fixed point (Lemma 1's slope above -1 at the
+    fixed point below 1/2 where there is one; a lowest fixed point above 1/2 is never unstable)."""
+    fp = fixed_points_grid(p_ref[:, None], beta[None, :], eps)
+    slope = np.where(fp.logits < 0, fp.slopes, np.inf).min(axis=-1)
+    return np.all(slope > -1, axis=0)
 
+
+def fig4_reading_checks(eps: float = 1e-5) -> tuple[Identity, Identity]:
+    """Fig. 4 and Remark 2 read B(p*) as a lower bound on beta; p* moves with beta, so it is none. Returns (printed,
+    corrected) checks over p_ref in [1e-12, 1/2] (400 prompts) and 61 betas from 1e-2 to 1e3:
+
+    printed: the betas at which every prompt's lowest fixed point is stable form [beta_0, inf) (fails: small beta is
+    safe, then unsafe, then safe); corrected: the unsafe betas are the one interval of
+    :func:`grpo_nb.dynamics.uniform_beta.safe_betas` (grid betas within 2% of its ends are skipped), whose upper end
+    is max_p B(p) (:func:`~grpo_nb.dynamics.uniform_beta.supremum_bound`), just below Remark 2's 1/(3^{3/2} sqrt eps);
+    and for one prompt (p_ref = 1e-4) the lowest fixed point is stable below its unstable interval as well.
+    """
+    p_ref, beta = np.geomspace(1e-12, 0.5, 400), np.geomspace(1e-2, 1e3, 61)
+    stable = _stable_everywhere(p_ref, beta, eps)
+    upward = bool(np.all(stable[np.argmax(stable) :])) if stable.any() else False
+    printed = _numeric(
+        "betas with every lowest fixed point stable form [beta_0, inf): grid betas out of order",
+        int(np.sum(np.diff(stable.astype(int)) < 0)),
+        0,
+        upward and bool(np.all(np.diff(stable.astype(int)) >= 0)),
+    )
+    safe = safe_betas(eps)
+    (lo, hi), sup = safe.unsafe[0], supremum_bound(eps)
+    away = (beta < lo / 1.02) | ((beta > lo * 1.02) & (beta < hi / 1.02)) | (beta > hi * 1.02)
+    inside = (beta > lo) & (beta < hi)
+    one = prompt_beta_bound(1e-4, eps)
+    probe = np.array([one.beta_from / 2, np.sqrt(one.beta_from * one.beta_q), 2 * one.beta_q])
+    probe_stable = _stable_everywhere(np.array([1e-4]), probe, eps)
+    corrected = _all(
+        "the unsafe betas form one interval, bounded below as well as above",
+        [
+            _numeric(
+                f"grid betas whose verdict disagrees with the interval ({lo:.5g}, {hi:.6g})",
+                int(np.sum(stable[away] == inside[away])),
+                0,
+                len(safe.unsafe) == 1 and bool(np.all(stable[away] != inside[away])),
+            ),
+            _numeric(
+                "upper end = max_p B(p) (Remark 2's supremum), below 1/(3^{3/2} sqrt eps)",
+                hi,
+                sup.beta,
+                abs(hi - sup.beta) <= 1e-9 * sup.beta and hi < prompt_free_beta_bound(eps),
+            ),
+            _numeric(
+                "p_ref = 1e-4: stable below, unstable inside, stable above its interval",
+                one.beta_from,
+                0.0,
+                one.beta_from > 0 and probe_stable.tolist() == [True, False, True],
+                relation=">",
+            ),
+        ],
+    )
+    return printed, corrected
+
+
+def _fig4_lower_bound() -> Erratum:
+    printed, corrected = fig4_reading_checks()
+    (lo, hi), one = safe_betas(1e-5).unsafe[0], prompt_beta_bound(1e-4, 1e-5)
+    return Erratum(
+        "§4, Fig. 4's caption and the text after it; Remark 2",
+        "B(p*) is the 'lower bound on β to ensure local convergence'; uniformly in q, 'take sup on q in all lower "
+        "bounds'",
+        "β > B(p*) is a condition at the fixed point p*, which moves with β, so B(p*) is no lower bound on β: a "
+        f"prompt's lowest fixed point is unstable on an interval of β and stable again below it (p_ref = 10⁻⁴, "
+        f"ε = 10⁻⁵: {one.beta_from:.4f} < β < {one.beta_q:.2f}). For p_ref in [10⁻¹², ½] at ε = 10⁻⁵ the β at which "
+        f"some lowest fixed point is unstable form one interval, ({lo:.5f}, {hi:.4f}); its upper end, the supremum "
+        "over prompts, is the largest value of B, just below the prompt-free bound 1/(3^{3/2}√ε)",
+        "statement",
+        corrected,
+        printed,
+        "amplification",
+    )
+
+
+def trl_kl_and_advantage_checks(seed: int = 0) -> tuple[Identity, Identity]:
+    """§2.3's "GRPO-No-Clip is the one implemented in TRL", read against TRL's loss as :mod:`grpo_nb.kl` and
+    :mod:`grpo_nb.advantage` model it. Returns (printed, corrected):
+
+    printed: TRL's k3 term, placed in the loss without the ratio, has the gradient of Eq. (2)'s KL(pi || pi_ref)
+    (fails); corrected: its expected gradient (:func:`grpo_nb.kl.expected_estimator_gradient`) is that of the forward
+    KL(pi_ref || pi) (:func:`grpo_nb.kl.softmax_kl_gradients`) on 20 random softmax policies of 6 outcomes, and TRL's
+    group advantage (Bessel std + 1e-4 outside the root) is not Eq. (4)'s weight with the same 1e-4 inside it, for
+    every success count of a group of 8.
+    """
+    rng = np.random.default_rng(seed)
+    forward_gap, reverse_gap = 0.0, np.inf
+    for _ in range(20):
+        logits, log_ref = rng.normal(size=6), np.log(rng.dirichlet(np.ones(6)))
+        k3 = expected_estimator_gradient(logits, log_ref, "k3", "loss")
+        reverse, forward = softmax_kl_gradients(logits, log_ref)
+        forward_gap = max(forward_gap, float(np.max(np.abs(k3 - forward))))
+        reverse_gap = min(reverse_gap, float(np.max(np.abs(k3 - reverse))))
+    printed = _numeric(
+        "k3 in the loss, no ratio: smallest distance to grad KL(pi || pi_ref) over 20 policies",
+        reverse_gap,
+        0.0,
+        reverse_gap < 1e-12,
+    )
+    rewards = group_rewards(np.arange(1, 8), 8)
+    ratio = group_advantage(rewards, "trl")[:, 0] / group_advantage(rewards, "paper", eps=1e-4)[:, 0]
+    corrected = _all(
+        "TRL's KL term has the forward KL's gradient, and its advantage is not Eq. (4)'s",
+        [
+            _numeric(
+                "k3 in the loss, no ratio: largest distance to grad KL(pi_ref || pi)", forward_gap, 0.0,
+                forward_gap < 1e-12, relation="<=",
+            ),
+            _numeric(
+                "G = 8, k = 1..7: largest TRL / Eq. (4) advantage of a success (Bessel: below 1)", float(ratio.max()),
+                1.0, bool(np.all(ratio < 0.99)), relation="<",
+            ),
+        ],
+    )  # fmt: skip
+    return printed, corrected
+
+
+def _trl_no_clip() -> Erratum:
+    printed, corrected = trl_kl_and_advantage_checks()
+    return Erratum(
+        "§2.3, after (GRPO-No-Clip)",
+        "the no-clip formulation (GRPO-No-Clip) 'is the one currently implemented' in TRL",
+        "TRL's GRPOTrainer implements GRPO-Clip (its clip range epsilon; at one inner step the ratio is 1 and the "
+        "clip does not act); its k3 KL term, where the ratio does not multiply it (TRL's bias-correction flag "
+        "for the KL off), has the expected gradient of the forward KL(π_ref‖π), not of Eq. (2)'s KL(π‖π_ref); and "
+        "it divides by the Bessel-corrected std plus 10⁻⁴, outside the root, not by √(p(1−p)+ε)",
+        "statement",
+        corrected,
+        printed,
+        "trl_grpo",
+    )
+
+
+#: Theorem 5's symbols: TV(pi~_0, pi_0) and the per-step errors delta_1..delta_3 of Assumption 1.
+TV0 = sp.Symbol("TV_0", positive=True)
+DELTAS = sp.symbols("delta_1:4", positive=True)
+
+
+def theorem5_unrolled_check(claimed: sp.Expr, label: str) -> Identity:
+    """Assumption 1, TV_k <= TV_{k-1} + delta_k, iterated three times from TV_0 with equality (the largest TV_3 it
+    allows), gives 2 TV_3; the check holds when 2 TV_3 <= ``claimed`` for all positive symbols (sympy decides the sign
+    of the difference)."""
+    tv = TV0
+    for delta in DELTAS:  # the recursion of Assumption 1, step by step
+        tv = tv + delta
+    residual = sp.simplify(2 * tv - claimed)
+    return Identity(f"2 TV_3 from Assumption 1 <= {label}", 2 * tv, claimed, bool(residual.is_nonpositive),
+                    residual=residual, relation="<=")  # fmt: skip
+
+
+def _theorem5_factor2() -> Erratum:
     def bound(factor: int) -> Identity:
-        rhs = 2 * sum(deltas) + factor * t0
-        residual = sp.simplify(2 * tv_n - rhs)
-        return Identity(
-            f"2 TV_3 <= 2 sum delta + {factor} TV_0",
-            2 * tv_n,
-            rhs,
-            bool(residual.is_nonpositive),
-            residual=residual,
-            relation="<=",
-        )
+        return theorem5_unrolled_check(2 * sum(DELTAS) + factor * TV0, f"2 sum delta + {factor} TV_0")
 
     return Erratum(
         "Proof of Theorem 5, second line of the display",
@@ -571,11 +805,11 @@ def errata() -> list[Erratum]:
         _convergence_claim(),
         _clip_range(),
         _eq3(),
+        _trl_no_clip(),
         _remark1(),
         _p_star_one(),
-        _theorem3_condition(),
         _fig3_caption(),
-        _divergent(),
+        _fig4_lower_bound(),
         _theorem5_limsup(),
         _theorem5_factor2(),
         _eq9(),

@@ -41,6 +41,7 @@ def test_statements_link_to_the_settling_chapter(entries: list[er.Erratum]) -> N
         "amplification",
         "parametric_grpo",
         "hard_prompts",
+        "trl_grpo",
     }
     for e in entries:
         if e.kind == "statement":

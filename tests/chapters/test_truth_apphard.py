@@ -1,0 +1,174 @@
+"""The corrected claims of the appendix's errata and of the hard-prompts chapter, each checked both ways: the check
+passes on the statement the page makes and fails when it is fed the earlier, wrong one (a replaced module-level name,
+a printed formula, a wrong correction)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+import sympy as sp
+
+from grpo_nb.chapters import appendix_proofs
+from grpo_nb.chapters import hard_prompts as checks
+from grpo_nb.dynamics.bifurcation import bifurcation_diagram
+from grpo_nb.dynamics.cycle_geometry import no_cycle_threshold
+from grpo_nb.dynamics.orbits import classify_orbits, orbit_kind
+from grpo_nb.dynamics.uniform_beta import prompt_beta_bound, safe_betas
+from grpo_nb.kl import expected_estimator_gradient
+from grpo_nb.symbolic import errata as er
+from grpo_nb.symbolic.expressions import BETA, EPS, P_REF, P
+
+
+@pytest.fixture(scope="module")
+def entries() -> list[er.Erratum]:
+    return er.errata()
+
+
+@pytest.fixture(scope="module")
+def diagram():
+    """A coarse diagram of the chapter's first panel (p_ref = 1e-4, eps = 1e-5): fixed points, cycles, chaos, exit."""
+    return bifurcation_diagram(1e-4, np.geomspace(0.2, 30, 200), 1e-5, transient=1000, n_keep=128, n_lyapunov=1024)
+
+
+# ------------------------------------------------------------------ errata row 1: p_c is sufficient, not necessary
+
+
+def _p_c_necessary_and_sufficient(p_ref: float, beta: float, eps: float) -> bool:
+    """The earlier reading: the orbit converges exactly when p_ref >= p_c(beta, eps)."""
+    return p_ref >= float(no_cycle_threshold(beta, eps))
+
+
+def test_p_c_is_sufficient_and_the_counterexample_converges() -> None:
+    assert 0.2 < no_cycle_threshold(5.0, 1e-5) and orbit_kind(0.2, 5.0, 1e-5).kind == "fixed_point"
+    assert er.threshold_reading_check().holds
+
+
+def test_reading_p_c_as_necessary_fails(monkeypatch) -> None:
+    monkeypatch.setattr(er, "p_c_prediction", _p_c_necessary_and_sufficient)
+    assert not er.threshold_reading_check().holds
+
+
+# ------------------------------------------------------------------ errata rows moved out, and extraction marks
+
+
+def test_divergent_and_condition2_are_remarks_not_errata(entries: list[er.Erratum]) -> None:
+    rows = {e.location: e for e in entries}
+    assert "§4, comment on Figure 5" not in rows and "Theorem 3, condition (2)" not in rows
+    for location in ("Eq. (3), §2.2", "Eq. (9), proof of Theorem 2", "Proof of Theorem 3, case p_ref > 1/2"):
+        assert rows[location].extraction, location
+    assert er.divergent_remark().holds  # "divergent": the orbit has no limit, it settles on a 2-cycle
+
+
+# ------------------------------------------------------------------ formula rows: derived, not typed twice
+
+
+def test_eq3_check_derives_the_weights() -> None:
+    root = sp.sqrt(P * (1 - P) + EPS)
+    assert er.eq3_weights_check((1 - P) / root, -P / root, "corrected").holds
+    outside = sp.sqrt(P * (1 - P)) + EPS
+    assert not er.eq3_weights_check((1 - P) / outside, -P / outside, "printed").holds
+    wrong = sp.sqrt(P * (1 - P) + 2 * EPS)  # a wrong correction fails too
+    assert not er.eq3_weights_check((1 - P) / wrong, -P / wrong, "wrong").holds
+
+
+def test_lemma2_display_check_derives_f() -> None:
+    assert er.lemma2_display_check("f(p_ref)", 0).holds
+    assert not er.lemma2_display_check("f(p_ref) - p_ref", 1).holds
+
+
+def test_f_at_zero_check_derives_f() -> None:
+    typed = 1 / (1 + (1 - P_REF) / P_REF * sp.exp(-1 / (BETA * sp.sqrt(EPS))))
+    assert er.f_at_zero_check(typed, "corrected").holds
+    assert not er.f_at_zero_check(sp.Integer(1), "printed").holds
+    assert not er.f_at_zero_check(1 / (1 + (1 - P_REF) / P_REF * sp.exp(-1 / BETA)), "wrong").holds
+
+
+def test_theorem5_check_unrolls_assumption1() -> None:
+    deltas = 2 * sum(er.DELTAS)
+    assert er.theorem5_unrolled_check(deltas + 2 * er.TV0, "corrected").holds
+    assert not er.theorem5_unrolled_check(deltas + er.TV0, "printed").holds
+    assert not er.theorem5_unrolled_check(deltas, "wrong").holds
+
+
+# ------------------------------------------------------------------ new rows: Fig. 4 / Remark 2, and TRL
+
+
+def test_fig4_lower_bound_reading_fails_and_the_interval_holds() -> None:
+    printed, corrected = er.fig4_reading_checks()
+    assert not printed.holds and corrected.holds
+    ((lo, hi),) = safe_betas(1e-5).unsafe
+    assert 0.0729 < lo < 0.0730 and 60.85 < hi < 60.86
+
+
+def test_fig4_check_rejects_a_one_sided_interval(monkeypatch) -> None:
+    monkeypatch.setattr(er, "safe_betas", lambda eps: SimpleNamespace(unsafe=((0.07295833, 1e6),)))
+    assert not er.fig4_reading_checks()[1].holds  # large beta is safe: the interval has an upper end
+
+
+def test_trl_row_checks_go_both_ways(monkeypatch) -> None:
+    printed, corrected = er.trl_kl_and_advantage_checks()
+    assert not printed.holds and corrected.holds
+
+    def with_ratio(logits, log_ref, estimator, placement):
+        return expected_estimator_gradient(logits, log_ref, estimator, "ratio_weighted")
+
+    monkeypatch.setattr(er, "expected_estimator_gradient", with_ratio)  # k3 with the ratio: the reverse KL's gradient
+    printed, corrected = er.trl_kl_and_advantage_checks()
+    assert printed.holds and not corrected.holds
+
+
+def test_table_has_the_new_rows(entries: list[er.Erratum]) -> None:
+    table = er.errata_table(entries).data
+    assert "Fig. 4" in table and "GRPO-No-Clip" in table and "FAILS" not in table and "HOLDS" not in table
+
+
+# ------------------------------------------------------------------ appendix Remark 1's example
+
+
+def test_remark1_example_has_no_fixed_point_and_a_fixed_point_case_fails() -> None:
+    good = appendix_proofs.remark1_example(0.5, 0.1)
+    assert good.n_fixed_points == 0 and good.bound > 0 and good.min_gap >= good.bound
+    bad = appendix_proofs.remark1_example(0.5, 2.0)  # here the eps = 0 map has two fixed points
+    assert bad.n_fixed_points > 0 and bad.min_gap < 0 and np.isnan(bad.bound)
+
+
+# ------------------------------------------------------------------ hard prompts: the swing window
+
+
+def test_swing_window_holds_and_not_every_beta_below_b1_swings(diagram) -> None:
+    w = checks.swing_window(diagram)
+    assert w.n_below_exit == w.n_below_exit_near_one > 0
+    assert w.exit_beta < w.lowest_swing and w.highest_swing < w.beta_1
+    assert 0 < w.n_swing < w.n_below_b1  # the earlier "below B_1 it swings" fails on the chapter's data
+
+
+def test_swing_window_sees_a_wrong_b1(monkeypatch, diagram) -> None:
+    def halved(p_ref, eps):
+        bound = prompt_beta_bound(p_ref, eps)
+        return replace(bound, beta_q=bound.beta_q / 2)
+
+    monkeypatch.setattr(checks, "prompt_beta_bound", halved)
+    w = checks.swing_window(diagram)
+    assert w.highest_swing > w.beta_1  # the chapter's assert `highest_swing < beta_1` now fails
+
+
+def test_swing_window_sees_a_diagram_that_swings_below_the_exit(diagram) -> None:
+    kind = diagram.kind.copy()
+    kind[0] = 1  # a cycle at the smallest beta, below the exit
+    w = checks.swing_window(replace(diagram, kind=kind))
+    assert w.lowest_swing < w.exit_beta or w.n_below_exit != w.n_below_exit_near_one
+
+
+def test_no_cycle_at_small_beta_and_cycles_inside_the_interval() -> None:
+    ((lo, hi),) = safe_betas(1e-5).unsafe
+    p_ref = np.geomspace(1e-12, 0.5, 60)[:, None]
+    assert 0.04 < lo and np.all(classify_orbits(p_ref, [1e-3, 0.04], 1e-5).period == 1)
+    assert np.any(classify_orbits(p_ref, [5.0], 1e-5).period != 1)  # inside the interval the check can fail
+
+
+def test_swing_window_rejects_bad_input() -> None:
+    with pytest.raises(ValueError, match="diagram"):
+        checks.swing_window("not a diagram")
