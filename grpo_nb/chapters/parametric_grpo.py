@@ -5,6 +5,9 @@ its table and the values the chapter's asserts need; the section of the chapter 
   GRPO", "Theorem 5 made visible", "The effect of β"): a run's means, gaps and inner-problem errors, per run.
 * :func:`run_label`, :func:`per_prompt_table` and :func:`cost_table`: a run's label, the per-prompt table of a run and
   the GPU estimate's table as the page typesets them ("Per-prompt trajectories against the recursion", "On a GPU").
+* :func:`theorem5_budget` ("Theorem 5 made visible"): Assumption 1's error budget measured on every run: the smallest
+  delta_n the assumption admits, their total delta*, and how far the summed one-step errors overstate TV(pi~_n, pi_n).
+* :func:`k3_gradient_direction` ("Theorem 5 made visible"): which KL the k3 estimate's expected gradient follows.
 * :func:`propagate` and :func:`segment_slope_bound` ("Errors grow where the map is unstable"): how a run's per-step
   errors propagate along the success recursion (Theorem 5 against |h'|).
 
@@ -26,7 +29,9 @@ single step has |h'| >> 1 (the low point of a 2-cycle) or lambda > 0 (chaos), th
 Assumption 1's delta_n must include that multiplication.
 
 The slope is Proposition 1's h' (:func:`grpo_nb.dynamics.map.h_prime`), read through the module-level name
-``h_prime``: the negative test replaces it by a wrong slope and sees the bound fail.
+``h_prime``: the negative test replaces it by a wrong slope and sees the bound fail. The step inequality itself holds
+by construction (L_n is the largest slope on the segment, so it is the mean value theorem); what can fail is the part
+that the map really carries over, |h(p~_{n-1}) - p_n| (``carried``), measured against the gap it started from.
 """
 
 from __future__ import annotations
@@ -37,9 +42,10 @@ from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING
 
 import numpy as np
-from scipy.special import expit, logit
+from scipy.special import expit, logit, logsumexp
 
 from grpo_nb.dynamics.map import h, h_prime, iterate
+from grpo_nb.kl import expected_estimator_gradient, softmax_kl_gradients
 from grpo_nb.report import Table
 from grpo_nb.toylm.report import per_prompt_rows
 from grpo_nb.validation import check_map_params
@@ -50,14 +56,19 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ErrorPropagation",
+    "K3Gradient",
     "RunSummary",
+    "Theorem5Budget",
+    "admissible_deltas",
     "cost_table",
+    "k3_gradient_direction",
     "per_prompt_table",
     "propagate",
     "run_label",
     "run_summary",
     "segment_slope_bound",
     "summary_table",
+    "theorem5_budget",
     "timing_table",
 ]
 
@@ -167,7 +178,8 @@ def segment_slope_bound(
 class ErrorPropagation:
     """:func:`propagate` per iteration n = 0..M and prompt (columns): the gap e_n = |p~_n - p_n|, the step errors
     eta_n (row 0 is 0), the segment slopes L_n (row 0 is 1), the propagated bound sum_i eta_i prod_j L_j, Theorem 5's
-    bound with the step errors as delta_n (sum_i eta_i, the 0/1-reward constant), and |h'| along the ideal orbit."""
+    bound with the step errors as delta_n (sum_i eta_i, the 0/1-reward constant), |h'| along the ideal orbit, and the
+    gap the map carries over, |h(p~_{n-1}) - p_n| (row 0 is 0)."""
 
     gap: np.ndarray
     step_error: np.ndarray
@@ -175,6 +187,14 @@ class ErrorPropagation:
     propagated: np.ndarray
     theorem5: np.ndarray
     orbit_slope: np.ndarray
+    carried: np.ndarray
+
+    @property
+    def multiplication(self) -> np.ndarray:
+        """carried_n / e_{n-1} for n = 1..M: how much the map itself multiplied the gap it was handed (M, P); the
+        mean value theorem bounds it by L_n, but it is measured, not defined."""
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return self.carried[1:] / self.gap[:-1]
 
     @property
     def bound_holds(self) -> bool:
@@ -208,11 +228,13 @@ def propagate(p_tilde: object, beta: float, eps: float) -> ErrorPropagation:
     lip = np.ones_like(p_tilde)
     orbit = np.full_like(p_tilde, np.nan)
     bound = np.zeros_like(p_tilde)
+    carried = np.zeros_like(p_tilde)
+    carried[1:] = np.abs(h(p_tilde[:-1], p_ref, beta_f, eps_f) - ideal[1:])
     for n in range(1, p_tilde.shape[0]):
         lip[n] = segment_slope_bound(p_tilde[n - 1], ideal[n - 1], p_ref, beta_f, eps_f)
         orbit[n] = np.abs(np.asarray(h_prime(ideal[n - 1], p_ref, beta_f, eps_f)))
         bound[n] = step[n] + lip[n] * bound[n - 1]
-    return ErrorPropagation(gap, step, lip, bound, np.cumsum(step, axis=0), orbit)
+    return ErrorPropagation(gap, step, lip, bound, np.cumsum(step, axis=0), orbit, carried)
 
 
 def per_prompt_table(prompts: Sequence[str], run: RunRecord) -> Table:
@@ -231,3 +253,71 @@ def cost_table(estimate: GPUTimeEstimate) -> Table:
     "On a GPU")."""
     headers, rows = estimate.rows()
     return Table(headers, [[run_label(str(row[0])), *row[1:]] for row in rows])
+
+
+def admissible_deltas(tv_to_ideal: np.ndarray) -> np.ndarray:
+    """The smallest delta_n that Assumption 1 admits for a run whose distances to the ideal policies are
+    ``tv_to_ideal`` (rows n = 0..M): delta_n = max(TV_n - TV_{n-1}, 0), n = 1..M (section "Theorem 5 made visible")."""
+    tv = np.asarray(tv_to_ideal, dtype=float)
+    if tv.ndim != 2 or tv.shape[0] < 2 or not np.all(np.isfinite(tv)):
+        raise ValueError(f"tv_to_ideal has shape {tv.shape}; valid: finite, shape (M+1, P) with M >= 1")
+    return np.clip(np.diff(tv, axis=0), 0.0, None)
+
+
+@dataclass(frozen=True)
+class Theorem5Budget:
+    """:func:`theorem5_budget`, per run key: ``delta_star`` (per prompt, the total of the smallest delta_n Assumption 1
+    admits) and ``summed_one_step`` (the median over prompts of sum_{n<=M} TV(pi~_n, T pi~_{n-1}) / TV(pi~_M, pi_M),
+    what adding up the one-step errors overstates the distance to the ideal policy by); ``table``: both per run."""
+
+    table: Table
+    delta_star: Mapping[str, np.ndarray]
+    summed_one_step: Mapping[str, float]
+
+
+def theorem5_budget(runs: Mapping[str, RunRecord]) -> Theorem5Budget:
+    """Assumption 1 measured on every run (section "Theorem 5 made visible", Theorem 5 of Mroueh 2025): the smallest
+    admissible delta_n (:func:`admissible_deltas`), their total delta* per prompt (Theorem 5 needs delta* < 1, and then
+    bounds every gap by delta* with the 0/1-reward constant), and the one-step errors summed against TV at n = M."""
+    stars, summed, rows = {}, {}, []
+    for key, run in runs.items():
+        star = admissible_deltas(run.tv_to_ideal).sum(axis=0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = float(np.median(np.asarray(run.one_step_tv).sum(axis=0) / run.tv_to_ideal[-1]))
+        stars[key], summed[key] = star, ratio
+        rows.append([run_label(run.label), float(np.median(star)), float(star.max()), float(run.gap.max()), ratio])
+    headers = ["run", r"median $\delta^*$", r"largest $\delta^*$", "largest gap", r"$\sum_n$ one-step TV / TV at $M$"]
+    return Theorem5Budget(Table(headers, rows, ".3f"), stars, summed)
+
+
+#: The random softmaxes of :func:`k3_gradient_direction`: how many, over how many outcomes, and their seed.
+K3_DRAWS, K3_OUTCOMES, K3_SEED = 50, 10, 0
+
+
+@dataclass(frozen=True)
+class K3Gradient:
+    """:func:`k3_gradient_direction`: over the draws, the largest distance between the k3 term's expected gradient and
+    grad KL(pi_ref || pi) (``forward_residual``), and the smallest distance to grad KL(pi || pi_ref)
+    (``reverse_distance``), both as the largest absolute difference over the logits."""
+
+    forward_residual: float
+    reverse_distance: float
+    n_draws: int
+
+
+def k3_gradient_direction() -> K3Gradient:
+    """The expected gradient of Schulman's k3 placed in the loss without the importance ratio, as the toy LM's sampled
+    run places it (per token, at theta = theta_old), on random softmaxes: E_{o~pi}[grad k3(o)] = pi - pi_ref, the
+    gradient of the forward KL(pi_ref || pi), not of the KL(pi || pi_ref) that k3 estimates (section "Theorem 5 made
+    visible"; the formulas are :func:`grpo_nb.kl.expected_estimator_gradient` and
+    :func:`grpo_nb.kl.softmax_kl_gradients`)."""
+    rng = np.random.default_rng(K3_SEED)
+    forward_residual, reverse_distance = 0.0, np.inf
+    for _ in range(K3_DRAWS):
+        logits, ref = rng.normal(size=K3_OUTCOMES), rng.normal(size=K3_OUTCOMES)
+        log_ref = ref - logsumexp(ref)
+        grad = expected_estimator_gradient(logits, log_ref, "k3", placement="loss")
+        reverse, forward = softmax_kl_gradients(logits, log_ref)
+        forward_residual = max(forward_residual, float(np.abs(grad - forward).max()))
+        reverse_distance = min(reverse_distance, float(np.abs(grad - reverse).max()))
+    return K3Gradient(forward_residual, float(reverse_distance), K3_DRAWS)
