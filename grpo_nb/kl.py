@@ -80,7 +80,7 @@ _ESTIMATORS = {"k1": k1, "k2": k2, "k3": k3}
 _PLACEMENTS = ("loss", "ratio_weighted", "reward")
 
 
-def expected_estimator_gradient(logits: object, log_ref: object, estimator: str, placement: str) -> np.ndarray:
+def expected_estimator_gradient(logits: object, log_ref: object, estimator: str, *, placement: str) -> np.ndarray:
     """Exact E_{o~pi}[gradient w.r.t. the logits] of a KL estimate's term, for pi = softmax(logits) (no sampling).
 
     With d(o) = log pi_ref(o) - log pi(o), k(o) the estimate and grad log pi(o) = e_o - pi for softmax logits:

@@ -931,7 +931,7 @@ def kl_direction_check(n_draws: int = 50, n_answers: int = 6, *, seed: int = 0) 
         reverse, forward = softmax_kl_gradients(logits, log_ref)
         for placement, direction in KL_GRADIENT_DIRECTION.items():
             target = {"reverse": reverse, "forward": forward}[direction]
-            gap = np.abs(expected_estimator_gradient(logits, log_ref, "k3", placement) - target).max()
+            gap = np.abs(expected_estimator_gradient(logits, log_ref, "k3", placement=placement) - target).max()
             gaps[placement] = max(gaps[placement], float(gap))
     return gaps
 

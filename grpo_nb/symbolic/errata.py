@@ -689,7 +689,7 @@ def trl_kl_and_advantage_checks(seed: int = 0) -> tuple[Identity, Identity]:
     forward_gap, reverse_gap = 0.0, np.inf
     for _ in range(20):
         logits, log_ref = rng.normal(size=6), np.log(rng.dirichlet(np.ones(6)))
-        k3 = expected_estimator_gradient(logits, log_ref, "k3", "loss")
+        k3 = expected_estimator_gradient(logits, log_ref, "k3", placement="loss")
         reverse, forward = softmax_kl_gradients(logits, log_ref)
         forward_gap = max(forward_gap, float(np.max(np.abs(k3 - forward))))
         reverse_gap = min(reverse_gap, float(np.max(np.abs(k3 - reverse))))

@@ -138,7 +138,7 @@ def off_policy_k3_gradient(logits: object, logits_old: object, log_ref: object) 
     """E_{o ~ pi_old}[grad_logits k3(o)] with k3 = e^d - d - 1, d = log pi_ref(o) - log pi(o), pi = softmax(logits):
     sum_o pi_old(o) (-expm1(d(o))) (e_o - pi). The k3 loss term of GRPO without an importance ratio, on answers drawn
     from the old policy (Theorem 12's second bias); at logits_old = logits it is
-    ``expected_estimator_gradient(logits, log_ref, "k3", "loss")``."""
+    ``expected_estimator_gradient(logits, log_ref, "k3", placement="loss")``."""
     logits = check_logits("logits", logits)
     logits_old = check_logits("logits_old", logits_old)
     log_ref = check_logits("log_ref", log_ref)

@@ -113,7 +113,7 @@ def test_trl_row_checks_go_both_ways(monkeypatch) -> None:
     assert not printed.holds and corrected.holds
 
     def with_ratio(logits, log_ref, estimator, placement):
-        return expected_estimator_gradient(logits, log_ref, estimator, "ratio_weighted")
+        return expected_estimator_gradient(logits, log_ref, estimator, placement="ratio_weighted")
 
     monkeypatch.setattr(er, "expected_estimator_gradient", with_ratio)  # k3 with the ratio: the reverse KL's gradient
     printed, corrected = er.trl_kl_and_advantage_checks()

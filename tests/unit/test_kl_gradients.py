@@ -36,7 +36,7 @@ def test_kl_directions_match_finite_differences(seed: int) -> None:
 def test_which_divergence_each_placement_climbs(seed: int) -> None:
     logits, log_ref = _random_pair(seed)
     reverse, forward = kl.softmax_kl_gradients(logits, log_ref)
-    g = lambda est, place: kl.expected_estimator_gradient(logits, log_ref, est, place)  # noqa: E731
+    g = lambda est, place: kl.expected_estimator_gradient(logits, log_ref, est, placement=place)  # noqa: E731
     assert np.allclose(g("k3", "loss"), forward, atol=1e-13)  # k3 in the loss: the forward KL
     assert np.allclose(g("k3", "ratio_weighted"), reverse, atol=1e-13)  # TRL's ratio-weighted k3: the reverse KL
     assert np.allclose(g("k1", "ratio_weighted"), reverse, atol=1e-13)
@@ -50,15 +50,17 @@ def test_the_wrong_direction_is_told_apart(seed: int) -> None:
     """Negative test: the swapped KL direction does not match k3-in-the-loss, nor does the reverse one."""
     logits, log_ref = _random_pair(seed)
     reverse, forward = kl.softmax_kl_gradients(logits, log_ref)
-    assert not np.allclose(kl.expected_estimator_gradient(logits, log_ref, "k3", "loss"), reverse, atol=1e-6)
-    assert not np.allclose(kl.expected_estimator_gradient(logits, log_ref, "k3", "ratio_weighted"), forward, atol=1e-6)
+    assert not np.allclose(kl.expected_estimator_gradient(logits, log_ref, "k3", placement="loss"), reverse, atol=1e-6)
+    assert not np.allclose(
+        kl.expected_estimator_gradient(logits, log_ref, "k3", placement="ratio_weighted"), forward, atol=1e-6
+    )
 
 
 def test_bad_input_names_the_parameter() -> None:
     logits, log_ref = _random_pair(0)
     with pytest.raises(ValueError, match="estimator='k4'"):
-        kl.expected_estimator_gradient(logits, log_ref, "k4", "loss")
+        kl.expected_estimator_gradient(logits, log_ref, "k4", placement="loss")
     with pytest.raises(ValueError, match="placement='advantage'"):
-        kl.expected_estimator_gradient(logits, log_ref, "k3", "advantage")
+        kl.expected_estimator_gradient(logits, log_ref, "k3", placement="advantage")
     with pytest.raises(ValueError, match="same shape|one shape"):
         kl.softmax_kl_gradients(logits, log_ref[:3])
