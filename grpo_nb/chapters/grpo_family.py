@@ -74,27 +74,38 @@ _NAMES = {"centring": {"group": "group mean", "leave_one_out": "mean of the othe
 
 @dataclass(frozen=True)
 class FamilyTable:
-    """The family table and the advantages (success, failure) of :data:`EXAMPLE_REWARDS` per method."""
+    """The family table, in three parts narrow enough for a phone (the advantage, the loss, TRL's flags), and the
+    advantages (success, failure) of :data:`EXAMPLE_REWARDS` per method."""
 
     table: Table
+    loss_table: Table
+    trl_table: Table
     success: dict[str, float]
     failure: dict[str, float]
+
+
+def _flags(trl: str) -> str:
+    """TRL's flags as separate code spans, so that a narrow column can break the line between two flags."""
+    return ", ".join(f"`{flag.strip()}`" for flag in trl.split(", ")) if trl else "—"
 
 
 def family_table() -> FamilyTable:
     """The family's rows (:data:`grpo_nb.family.METHODS`), with the advantage of a success and of a failure in a group
     of four with one success, computed by :data:`ADVANTAGE` (section "One table, every row computed")."""
-    rows, success, failure = [], {}, {}
+    rows, loss_rows, trl_rows, success, failure = [], [], [], {}, {}
     for m in family.METHODS:
         a = ADVANTAGE(m.name, EXAMPLE_REWARDS)[0]
         success[m.name], failure[m.name] = float(a[0]), float(a[1])
         rows.append([m.label, f"{a[0]:.3f} / {a[1]:.3f}", _NAMES["centring"][m.centring],
-                     _NAMES["scaling"][m.scaling], _NAMES["ratio"][m.ratio], _NAMES["clip"][m.clip],
-                     _NAMES["kl"][m.kl], _NAMES["aggregation"][m.aggregation], f"`{m.trl}`" if m.trl else "—",
-                     m.silent_groups])  # fmt: skip
-    headers = ["method", "$A$ success / failure", "baseline", "scale", "ratio", "clip", "KL", "aggregation",
-               "TRL 1.16", "all-equal group"]  # fmt: skip
-    return FamilyTable(Table(headers, rows), success, failure)
+                     _NAMES["scaling"][m.scaling], m.silent_groups])  # fmt: skip
+        loss_rows.append([m.label, _NAMES["ratio"][m.ratio], _NAMES["clip"][m.clip], _NAMES["kl"][m.kl],
+                          _NAMES["aggregation"][m.aggregation]])  # fmt: skip
+        trl_rows.append([m.label, _flags(m.trl)])
+    headers = ["method", "$A$ success / failure", "baseline", "scale", "all-equal group"]
+    loss_headers = ["method", "ratio", "clip", "KL", "aggregation"]
+    return FamilyTable(
+        Table(headers, rows), Table(loss_headers, loss_rows), Table(["method", "TRL 1.16"], trl_rows), success, failure
+    )
 
 
 # --- TRL ---------------------------------------------------------------------------------------------------------
@@ -351,7 +362,9 @@ def _stationary_policy(estimator: str, placement: str, log_ref: np.ndarray, adv:
     def grad(theta_rest):
         theta = np.concatenate([[0.0], theta_rest])
         pi = softmax(theta)
-        g = pi * (adv - pi @ adv) - KL_BETA * expected_estimator_gradient(theta, log_ref, estimator, placement)
+        g = pi * (adv - pi @ adv) - KL_BETA * expected_estimator_gradient(
+            theta, log_ref, estimator, placement=placement
+        )
         return g[1:]
 
     theta = log_ref[1:] - log_ref[0]
@@ -372,8 +385,10 @@ def kl_estimators() -> KLEstimators:
     forward_p = family.forward_kl_success(KL_P_REF, KL_P_REF, KL_BETA, KL_EPS)
     rows, dir_gaps, opt_gaps = [], [], []
     for (est, place), direction in CLAIMED_DIRECTION.items():
-        gap = max(float(np.abs(expected_estimator_gradient(lg, lr, est, place) - _target(direction, lg, lr)).max())
-                  for lg, lr in draws)  # fmt: skip
+        gap = max(
+            float(np.abs(expected_estimator_gradient(lg, lr, est, placement=place) - _target(direction, lg, lr)).max())
+            for lg, lr in draws
+        )
         dir_gaps.append(gap)
         if direction == "zero":
             opt, p1 = np.nan, "no optimum ($p \\to 1$)"

@@ -55,7 +55,7 @@ METHODS: tuple[Method, ...] = (
     Method("dr_grpo", "Dr. GRPO", "liu2025drgrpo", "group", "none", "token", "symmetric", "loss",
            "constant", 'loss_type="dr_grpo", scale_rewards="none"', "zero advantage, kept"),
     Method("dapo", "DAPO", "yu2025dapo", "group", "group_std", "token", "clip_higher", "none",
-           "batch_tokens", 'loss_type="dapo", epsilon_high=0.28, beta=0', "filtered out, resampled"),
+           "batch_tokens", 'loss_type="dapo", epsilon_high=0.28, beta=0', "dropped, batch refilled"),
     Method("bnpo", "BNPO (TRL)", "vonwerra2020trl", "group", "group_std", "token", "symmetric", "loss",
            "batch_tokens", 'loss_type="bnpo"', "zero advantage, kept"),
     Method("gspo", "GSPO", "zheng2025gspo", "group", "group_std", "sequence_mean", "symmetric", "none",

@@ -562,8 +562,8 @@ def group_size_guide(
     retention = {(p, G): float(signal_retention(p, G, eps)) for p in ps for G in groups}
     no_signal = {(p, G): (1 - p) ** G + p**G for p in ps for G in groups}
     rows = [
-        (f"budget MSE over its minimum ($N = {N}$)", *(f"{1 + excess[G]:.2f}×" for G in groups)),
-        ("relative bias, std-normalised", *(f"{_percent(bias[G][0])}–{_percent(bias[G][1])}" for G in groups)),
+        (f"budget MSE / min., $N = {N}$", *(f"{1 + excess[G]:.2f}×" for G in groups)),
+        ("bias, std-normalised", *(f"{_percent(bias[G][0]).rstrip('%')}–{_percent(bias[G][1])}" for G in groups)),
         *((rf"$\rho_G({p:g})$", *(f"{retention[p, G]:.2f}" for G in groups)) for p in ps),
         *((f"no signal, $p = {p:g}$", *(f"{no_signal[p, G]:.0%}" for G in groups)) for p in ps),
     ]

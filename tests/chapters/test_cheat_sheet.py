@@ -1,0 +1,161 @@
+"""The cheat sheet's entries (book/cheat_sheet.md), each shown both ways: its check passes on the statement the page
+makes and fails when a wrong statement is monkeypatched into the module-level name the check reads; its family table
+is generated from ``grpo_nb.family.METHODS``; its numbers agree with the chapters they summarise; its links point at
+labels that exist."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from grpo_nb import family
+from grpo_nb.chapters import cheat_sheet as cs
+from tests.book_layout import BOOK
+
+TOL = cs.TOL
+
+
+def _practice_holds(pr: cs.Practice) -> bool:
+    """The asserts of the page's "Practical β and G" cell, as written there."""
+    saturated = all(pr.first_step[b][0] >= pr.margin[b] and pr.first_step[b][1] < cs.EPS for b in cs.PRACTICE_BETAS)
+    return (
+        saturated
+        and 49.95 <= pr.margin[0.04] < 50.05
+        and 0.072955 <= pr.unsafe[0] < 0.072965
+        and 60.8555 <= pr.unsafe[1] < 60.8565
+        and 2.5 < pr.g_star[0] < 3.5
+        and 23.5 <= pr.g_star[1] < 24.5
+        and abs(pr.rho2 - 0.3) < 0.005
+        and 0.125 <= pr.bias_g8[0] < 0.135
+        and 0.255 <= pr.bias_g8[1] < 0.265
+    )
+
+
+# ---- the family table ----------------------------------------------------------------------------------------------
+
+
+def test_family_table_is_generated_from_the_methods_and_checked():
+    rows = cs.family_rows()
+    assert [r[0] for r in rows.table.rows] == [m.label for m in family.METHODS]
+    assert rows.eq4_gap < TOL and rows.rloo_gap < TOL
+    assert rows.table.rows[0][1] == "1.73 / -0.58" and rows.table.rows[-2][1] == "1.00 / -0.33"
+
+
+def test_family_table_follows_a_changed_method_row(monkeypatch):
+    swapped = tuple(
+        family.Method(**{**m.__dict__, "label": m.label + "*"}) if m.name == "gspo" else m for m in family.METHODS
+    )
+    monkeypatch.setattr(family, "METHODS", swapped)
+    assert "GSPO*" in [r[0] for r in cs.family_rows().table.rows]
+
+
+def test_family_check_fails_on_a_wrong_advantage(monkeypatch):
+    def no_eps(p, eps):  # Eq. 3 without the smoothing: not GRPO's row
+        return (1 - np.asarray(p)) / np.sqrt(np.asarray(p) * (1 - np.asarray(p)) + 0.01)
+
+    monkeypatch.setattr(cs, "OMEGA_PLUS", no_eps)
+    assert cs.family_rows().eq4_gap > 1e-3
+    monkeypatch.undo()
+
+    def rloo_as_dr_grpo(name, rewards, **kw):  # the old reading "RLOO = Dr. GRPO" (no G/(G-1))
+        return family.advantage("dr_grpo" if name == "rloo" else name, rewards, **kw)
+
+    monkeypatch.setattr(cs, "ADVANTAGE", rloo_as_dr_grpo)
+    assert cs.family_rows().rloo_gap > 0.1
+
+
+# ---- notation, effective beta, recursion ----------------------------------------------------------------------------
+
+
+def test_notation_matches_the_code_and_fails_on_a_mistyped_formula(monkeypatch):
+    gaps = cs.notation_gaps()
+    assert gaps.weights < TOL and gaps.logit_map < TOL
+    monkeypatch.setattr(cs, "OMEGA_MINUS", lambda p, eps: np.asarray(p) / np.sqrt(np.asarray(p) * (1 - np.asarray(p))))
+    assert cs.notation_gaps().weights > 1e-3
+    monkeypatch.undo()
+    monkeypatch.setattr(cs, "LOGIT_MAP", lambda z, a, beta, eps: a + 1 / (beta * np.sqrt(0.25 + eps)))
+    assert cs.notation_gaps().logit_map > 1e-3
+
+
+def test_effective_beta_holds_and_fails_on_the_plain_beta(monkeypatch):
+    eff = cs.effective_beta()
+    assert eff.step_gap < TOL and eff.trl_gap < 1e-3
+    monkeypatch.setattr(cs, "exact_step_coefficient", lambda beta, p, eps: beta)  # "the step's coefficient is β"
+    assert cs.effective_beta().step_gap > 1e-3
+    monkeypatch.setattr(cs, "trl_beta_factor", lambda G: 1.0)  # "TRL's β is the paper's β"
+    assert cs.effective_beta().trl_gap > 1e-2
+    monkeypatch.setattr(cs, "trl_beta_factor", lambda G: float(np.sqrt((G - 1) / G)))  # the factor inverted
+    assert cs.effective_beta().trl_gap > 1e-2
+
+
+def test_recursion_holds_and_fails_on_a_wrong_map(monkeypatch):
+    assert cs.recursion_gap() < TOL
+    real = cs.RECURSION
+    monkeypatch.setattr(cs, "RECURSION", lambda p_ref, beta, eps, n: real(p_ref, 2 * beta, eps, n=n))  # β off by 2
+    assert cs.recursion_gap() > 1e-3
+    monkeypatch.setattr(cs, "RECURSION", lambda p_ref, beta, eps, n: real(p_ref, beta, 0.25, n=n))  # p(1-p) dropped
+    assert cs.recursion_gap() > 1e-3
+
+
+# ---- practical beta and G -------------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def practice():
+    return cs.practice()
+
+
+def test_practice_numbers_hold(practice):
+    assert _practice_holds(practice)
+
+
+def test_practice_check_fails_on_other_statements(practice, monkeypatch):
+    from dataclasses import replace
+
+    assert not _practice_holds(replace(practice, unsafe=(0.098, practice.unsafe[1])))  # the lower end at p_lo = 1e-9
+    assert not _practice_holds(replace(practice, g_star=(practice.g_star[0], 32.0)))  # "about 32 at p = 1e-3"
+    assert not _practice_holds(replace(practice, bias_g8=(0.65, 0.75)))  # the bias at G = 2, not 8
+    monkeypatch.setattr(cs, "LOGIT_MAP", lambda z, a, beta, eps: a + 1 / (beta * np.sqrt(0.25 + eps)))  # no V(p)
+    assert not _practice_holds(cs.practice())
+
+
+def test_practice_numbers_are_the_chapters_numbers(practice):
+    from grpo_nb.chapters import group_size
+
+    scan = group_size.difficulty_scan((0.5, 0.2, 0.05, 0.01, 0.001), n_prompts=16)
+    assert practice.g_star == (float(scan.optimal_group_size[0]), float(scan.optimal_group_size[-1]))
+    bandits = group_size.bandits((0.2, 0.5, 0.85), n_answers=6, n_correct=2)
+    norm = group_size.normalisation_table(bandits, (2, 8))
+    at_g8 = [float(b[1]) for b in norm.bias.values()]
+    assert np.allclose(practice.bias_g8, (min(at_g8), max(at_g8)), rtol=1e-12)
+
+
+# ---- links ----------------------------------------------------------------------------------------------------------
+
+
+def test_every_link_of_the_sheet_names_an_existing_label():
+    labels = {m for md in BOOK.glob("*.md") for m in re.findall(r"^\((\S+)\)=$", md.read_text(), flags=re.M)}
+    sheet = (BOOK / "cheat_sheet.md").read_text()
+    used = re.findall(r"\{ref\}`[^`<]*<([^>]+)>`", sheet)
+    assert len(used) >= 12 and set(used) <= labels, set(used) - labels
+    for section in (
+        "cheat-sheet-family",
+        "cheat-sheet-effective-beta",
+        "cheat-sheet-recursion",
+        "cheat-sheet-practice",
+    ):
+        body = sheet.split(f"({section})=")[1].split("\n(cheat-sheet-")[0]
+        assert "{ref}" in body, f"{section} links to no section that checks it"
+
+
+def test_bad_input_raises_value_error_naming_the_parameter():
+    for call, name in (
+        (lambda: cs.exact_step_coefficient(0.0, 0.5, 1e-5), "beta"),
+        (lambda: cs.exact_step_coefficient(1.0, 1.5, 1e-5), "p"),
+        (lambda: cs.exact_step_coefficient(1.0, 0.5, -1.0), "eps"),
+        (lambda: cs.trl_beta_factor(1), "G"),
+    ):
+        with pytest.raises(ValueError, match=f"^{name}="):
+            call()
