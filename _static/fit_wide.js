@@ -7,10 +7,14 @@
   function fit(el) {
     el.style.fontSize = "";
     const box = el.parentElement ? el.parentElement.clientWidth : 0;
-    const wide = el.scrollWidth;
-    if (!box || wide <= box) return;
-    const scale = Math.max(MIN_SCALE, (box - 2) / wide);
-    el.style.fontSize = (100 * scale).toFixed(1) + "%";
+    if (!box || el.scrollWidth <= box) return;
+    // A table does not shrink in proportion to its font (padding, borders and unbreakable words do not), so shrink
+    // again from the width the last size gave, a few times, until it fits or reaches the smallest legible size.
+    let scale = 1;
+    for (let i = 0; i < 6 && el.scrollWidth > box && scale > MIN_SCALE; i++) {
+      scale = Math.max(MIN_SCALE, (scale * (box - 2)) / el.scrollWidth);
+      el.style.fontSize = (100 * scale).toFixed(1) + "%";
+    }
   }
   function fitAll() {
     document.querySelectorAll('article mjx-container[display="true"]').forEach(fit);
