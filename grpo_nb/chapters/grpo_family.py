@@ -187,7 +187,7 @@ def _trl_loss(trainer, batch: dict[str, np.ndarray], knobs: dict, n_tokens: floa
         value.backward()
     finally:
         del trainer._get_per_token_logps_and_entropies
-    return float(value), logp.grad.detach().numpy()
+    return float(value.detach()), logp.grad.detach().numpy()
 
 
 @dataclass(frozen=True)
