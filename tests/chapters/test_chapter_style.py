@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import json
 import re
 
 import jupytext
@@ -52,3 +53,19 @@ def test_files_cited_in_the_guides_exist():
         ):
             if "<" not in path:
                 assert (ROOT / path).exists(), f"{guide} cites {path}, which does not exist"
+
+
+def _stderr_cells(nb: dict) -> list[int]:
+    return [i for i, c in enumerate(nb["cells"]) for o in c.get("outputs", []) if o.get("name") == "stderr"]
+
+
+@pytest.mark.parametrize("md", CHAPTERS, ids=lambda p: p.stem)
+def test_committed_outputs_carry_no_warnings(md):
+    """A warning on stderr would show on the site as a pink block, often with a local path in it."""
+    nb = json.loads(md.with_suffix(".ipynb").read_text())
+    assert not _stderr_cells(nb), f"{md.stem}: cells {_stderr_cells(nb)} print to stderr"
+
+
+def test_the_warning_check_finds_a_warning():
+    warned = {"cells": [{"outputs": [{"output_type": "stream", "name": "stderr", "text": "UserWarning: ..."}]}]}
+    assert _stderr_cells(warned) == [0] and _stderr_cells({"cells": [{"outputs": []}]}) == []
