@@ -143,7 +143,7 @@ def test_the_group_size_guide_reads_the_chapters_analyses(monkeypatch, scan, nor
     guide = checks.group_size_guide(budget, scan, norm)
     assert _guide_holds(guide)
     assert guide.g_star == (scan.optimal_group_size[0], scan.optimal_group_size[-1])
-    assert len(guide.table.rows) == 6 and guide.table.rows[1][3] == "13%–26%"
+    assert len(guide.table.rows) == 6 and guide.table.rows[1][3] == "13–26%"
     # a finite group that kept the whole step (rho = 1) fails the section's check
     monkeypatch.setattr(finite_groups, "signal_retention", lambda p, G, eps: 1.0)
     assert not _guide_holds(checks.group_size_guide(budget, scan, norm))
