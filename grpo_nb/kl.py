@@ -80,6 +80,15 @@ _ESTIMATORS = {"k1": k1, "k2": k2, "k3": k3}
 _PLACEMENTS = ("loss", "ratio_weighted", "reward")
 
 
+def _softmax_pair(logits: object, log_ref: object) -> tuple[np.ndarray, np.ndarray]:
+    """(log softmax(logits), log_ref) as float arrays; ValueError unless both are 1-d of one shape."""
+    logits = np.asarray(logits, dtype=float)
+    log_ref = np.asarray(log_ref, dtype=float)
+    if logits.shape != log_ref.shape or logits.ndim != 1:
+        raise ValueError(f"logits and log_ref must be 1-d of one shape, got {logits.shape} and {log_ref.shape}")
+    return logits - np.logaddexp.reduce(logits), log_ref
+
+
 def expected_estimator_gradient(logits: object, log_ref: object, estimator: str, *, placement: str) -> np.ndarray:
     """Exact E_{o~pi}[gradient w.r.t. the logits] of a KL estimate's term, for pi = softmax(logits) (no sampling).
 
@@ -99,11 +108,7 @@ def expected_estimator_gradient(logits: object, log_ref: object, estimator: str,
         raise ValueError(f"estimator={estimator!r} is not one of {sorted(_ESTIMATORS)}")
     if placement not in _PLACEMENTS:
         raise ValueError(f"placement={placement!r} is not one of {list(_PLACEMENTS)}")
-    logits = np.asarray(logits, dtype=float)
-    log_ref = np.asarray(log_ref, dtype=float)
-    if logits.shape != log_ref.shape or logits.ndim != 1:
-        raise ValueError(f"logits and log_ref must be 1-d of one shape, got {logits.shape} and {log_ref.shape}")
-    log_pi = logits - np.logaddexp.reduce(logits)
+    log_pi, log_ref = _softmax_pair(logits, log_ref)
     pi = np.exp(log_pi)
     d = log_ref - log_pi
     weight = {
@@ -121,11 +126,7 @@ def softmax_kl_gradients(logits: object, log_ref: object) -> tuple[np.ndarray, n
     Returns (grad KL(pi || pi_ref), grad KL(pi_ref || pi)) = (pi * (log pi - log pi_ref - KL), pi - pi_ref):
     the reverse KL that GRPO's objective (Eq. 2) penalises, and the forward KL.
     """
-    logits = np.asarray(logits, dtype=float)
-    log_ref = np.asarray(log_ref, dtype=float)
-    if logits.shape != log_ref.shape or logits.ndim != 1:
-        raise ValueError(f"logits and log_ref must be 1-d of one shape, got {logits.shape} and {log_ref.shape}")
-    log_pi = logits - np.logaddexp.reduce(logits)
+    log_pi, log_ref = _softmax_pair(logits, log_ref)
     pi = np.exp(log_pi)
     reverse = pi * (log_pi - log_ref - categorical_kl(log_pi, log_ref))
     return reverse, pi - np.exp(log_ref)
