@@ -241,10 +241,10 @@ def practice() -> Practice:
         margin[beta] = 2 / (beta * np.sqrt(1 + 4 * EPS))
     (unsafe,) = safe_betas(EPS, p_lo=1e-12).unsafe
     bandits = make_task(np.array([0.2, 0.5, 0.85]), n_outcomes=6, n_success=2, seed=3)
-    bias = []
-    for logits, reward in zip(bandits.ref_logits, bandits.reward, strict=True):
-        m = exact_moments(logits, reward, 8, estimator="grpo_std")
-        bias.append(float(np.linalg.norm(m.bias) / np.linalg.norm(m.target)))
+    bias = [
+        exact_moments(logits, reward, 8, estimator="grpo_std").relative_bias
+        for logits, reward in zip(bandits.ref_logits, bandits.reward, strict=True)
+    ]
     rho2 = float(signal_retention(0.1, 2, EPS))
     return Practice(
         first, margin, (float(unsafe[0]), float(unsafe[1])), _difficulty_g_star(), (min(bias), max(bias)), rho2

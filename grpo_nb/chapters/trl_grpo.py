@@ -1109,8 +1109,8 @@ def practice_numbers() -> PracticeNumbers:
     task = make_task(np.array([0.05, 0.1, 0.2, 0.3, 0.5, 0.6, 0.7, 0.8]), n_outcomes=6, n_success=2, seed=1)
     g_star = scaling_constants(PromptSet(task.ref_logits, task.reward, np.full(8, 1 / 8))).optimal_group_size
     bandits = make_task(np.array([0.2, 0.5, 0.85]), n_outcomes=6, n_success=2, seed=3)
-    bias = []
-    for logits, reward in zip(bandits.ref_logits, bandits.reward, strict=True):
-        m = exact_moments(logits, reward, 8, estimator="grpo_std")
-        bias.append(float(np.linalg.norm(m.bias) / np.linalg.norm(m.target)))
+    bias = [
+        exact_moments(logits, reward, 8, estimator="grpo_std").relative_bias
+        for logits, reward in zip(bandits.ref_logits, bandits.reward, strict=True)
+    ]
     return PracticeNumbers(float(g_star), (min(bias), max(bias)), float(signal_retention(0.1, 2, 1e-5)))

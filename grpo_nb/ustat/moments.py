@@ -72,6 +72,11 @@ class EstimatorMoments:
     def mse(self) -> float:
         return float(self.variance + np.sum(self.bias**2))
 
+    @property
+    def relative_bias(self) -> float:
+        """|bias| / |target|: how far the estimator's mean is from its limit, as a share of the limit's length."""
+        return float(np.linalg.norm(self.bias) / np.linalg.norm(self.target))
+
 
 def _one_prompt(logits: object, reward: object) -> tuple[np.ndarray, np.ndarray]:
     logits, reward = check_bandit(logits, reward)

@@ -383,7 +383,7 @@ def normalisation_table(bandits_: Mapping[str, Bandit], groups: Sequence[int]) -
         for G in groups:
             m = exact_moments(logits, reward, G, estimator="grpo_std")
             u = exact_moments(logits, reward, G, estimator="grpo").mse / (v * (1 - v))
-            rel.append(float(np.linalg.norm(m.bias) / np.linalg.norm(m.target)))
+            rel.append(m.relative_bias)
             scaled.append(G * m.mse)
             u_scaled.append(G * u)
             rows.append((label, str(G), rel[-1], G * m.mse, G * u, std_limit, u_limit))
