@@ -15,8 +15,8 @@ Needs torch (the rest of grpo_nb does not). Modules, each small:
                  ``pick_config`` chooses ``quick`` or ``full`` by it
 - ``report``     the per-prompt table and the prompts picked across regimes; ``__main__`` the command line
 - ``trl_model``, ``trl_trainer``: the same task trained by TRL's GRPOTrainer (a tiny GPT-2, a local tokenizer; needs
-  ``trl``); the TRL chapter's checks of TRL's knobs and its tables of the cached runs are
-  :mod:`grpo_nb.chapters.trl_grpo`
+  ``trl``); ``trl_ladder``: the ablation ladder, TRL's trainer moved toward the theory one knob per rung; the TRL
+  chapter's checks of TRL's knobs and its tables of the cached runs are :mod:`grpo_nb.chapters.trl_grpo`
 
 The parametric chapter's analyses (its runs' summaries, Theorem 5's per-step errors against |h'| along a run) are
 :mod:`grpo_nb.chapters.parametric_grpo`.

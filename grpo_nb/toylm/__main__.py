@@ -5,7 +5,9 @@ the CPU; ``--device`` overrides), prints the hardware and the main run's per-pro
 p~_M, theory h^M(p_ref), worst gap) and writes the JSON summary (per prompt p_ref, measured and theory
 trajectories; hardware, wall times and rollout throughput). ``--trainer trl`` trains the same task with TRL's
 GRPOTrainer instead (``grpo_nb.toylm.trl_trainer``; needs the ``trl`` extra) and writes the same schema, with the
-versions of TRL, transformers and torch it imported.
+versions of TRL, transformers and torch it imported. ``--trainer trl --ladder full`` runs the ablation ladder
+(``grpo_nb.toylm.trl_ladder``: TRL's trainer moved toward the theory one knob per rung, at every ``--seeds``);
+``--merge a.json b.json`` joins ladders made by parallel processes (``--rungs``, ``--seeds``) into ``--out``.
 """
 
 from __future__ import annotations
@@ -38,7 +40,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--device", default=None, help="auto, cpu, cuda or cuda:N (default: the configuration's)")
     parser.add_argument("--out", type=Path, default=None, help="where to write the JSON summary")
     parser.add_argument("--no-progress", action="store_true", help="hide the tqdm progress bars")
+    parser.add_argument("--ladder", default=None, help="TRL only: run the ablation ladder of this configuration")
+    parser.add_argument("--seeds", type=int, nargs="+", default=None, help="the ladder's seeds (default 0 1 2)")
+    parser.add_argument("--rungs", nargs="+", default=None, help="the ladder's rungs, by key (default all)")
+    parser.add_argument("--merge", type=Path, nargs="+", default=None, help="ladder summaries to join into --out")
     args = parser.parse_args(argv)
+    if args.ladder is not None or args.merge is not None:
+        if args.trainer != "trl":
+            parser.error("--ladder and --merge need --trainer trl")
+        return _main_ladder(args, parser)
     if args.trainer == "trl":
         return _main_trl(args)
     if args.config == "tiny":
@@ -83,6 +93,47 @@ def _main_trl(args: argparse.Namespace) -> int:
             f"{key}: {run['wall_s']:.1f} s, {statistics.median(run['outer_step_s']):.3f} s per outer step, "
             f"mean p_ref {statistics.mean(r['p_ref'] for r in run['per_prompt']):.3f} -> "
             f"{statistics.mean(r['p_measured'][-1] for r in run['per_prompt']):.3f}, max |p_M - h^M(p_ref)| {gap:.3f}"
+        )
+    if args.out is not None:
+        args.out.write_text(json.dumps(result, indent=1))
+        print(f"wrote {args.out}")
+    return 0
+
+
+def _main_ladder(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    """``--trainer trl --ladder NAME``: the ablation ladder; ``--merge``: join ladders made in parallel."""
+    from grpo_nb.toylm.trl_ladder import LADDER, LADDER_CONFIGS, LADDER_SEEDS, merge_ladders, run_ladder
+
+    if args.merge is not None:
+        result = merge_ladders([json.loads(p.read_text()) for p in args.merge])
+    else:
+        if args.ladder not in LADDER_CONFIGS:
+            parser.error(f"--ladder {args.ladder!r} is not one of {sorted(LADDER_CONFIGS)}")
+        keys = [r.key for r in LADDER]
+        for key in args.rungs or ():
+            if key not in keys:
+                parser.error(f"--rungs {key!r} is not one of {keys}")
+        seeds = tuple(args.seeds) if args.seeds else LADDER_SEEDS
+        result = run_ladder(LADDER_CONFIGS[args.ladder], seeds=seeds, rungs=args.rungs, progress=not args.no_progress)
+    print(
+        f"ladder={result['config']}  beta={result['beta']:g}  "
+        + "  ".join(f"{k} {v}" for k, v in result["versions"].items())
+    )
+    print(result["hardware"])
+    p_ref = result["p_ref"]
+    for rung in result["rungs"]:
+        below = [sum(run["p_measured"][i][-1] < p_ref[i] for i in range(len(p_ref))) for run in rung["runs"]]
+        gaps = [
+            statistics.median(
+                max(abs(a - b) for a, b in zip(run["p_measured"][i], rung["p_finite_group"][i], strict=True))
+                for i in range(len(p_ref))
+            )
+            for run in rung["runs"]
+        ]
+        walls = [run["wall_s"] for run in rung["runs"]]
+        print(
+            f"{rung['key']:>16}: below p_ref {below}, median worst gap to the finite-group law "
+            f"{[round(g, 3) for g in gaps]}, {statistics.mean(walls):.0f} s per run"
         )
     if args.out is not None:
         args.out.write_text(json.dumps(result, indent=1))

@@ -155,7 +155,8 @@ def make_reward(task: DigitSumTask, log: list | None = None):
 
 @dataclass
 class TRLSetup:
-    """The task, pi_ref's weights (GPT-2 after SFT, saved in ``folder``), its exact p_ref, the SFT loss."""
+    """The task, pi_ref's weights (GPT-2 after SFT, saved in ``folder``), its exact p_ref, the SFT loss, and
+    log pi_ref(o|q) of every digit answer (``logp_ref``, (P, K))."""
 
     cfg: TRLRunConfig
     task: DigitSumTask
@@ -164,14 +165,19 @@ class TRLSetup:
     p_ref: np.ndarray
     sft_loss: np.ndarray
     sft_s: float
+    logp_ref: np.ndarray
+
+
+def _logp_table(model, task: DigitSumTask) -> np.ndarray:
+    """log pi(o|q) of every digit answer of every prompt, (P, K), float64 (``enumerate_logprobs_hf``)."""
+    with torch.no_grad():
+        prompts, outputs = (torch.as_tensor(x, device=DEVICE) for x in (task.prompts, task.outputs))
+        return enumerate_logprobs_hf(model, prompts, outputs).double().numpy()
 
 
 def _success(model, task: DigitSumTask) -> np.ndarray:
     """Exact p(q) = sum_o pi(o|q) r(q, o) over every digit answer (Eq. 7; ``theory.table_expected_reward``)."""
-    with torch.no_grad():
-        prompts, outputs = (torch.as_tensor(x, device=DEVICE) for x in (task.prompts, task.outputs))
-        logp = enumerate_logprobs_hf(model, prompts, outputs)
-    return table_expected_reward(logp.double().numpy(), task.reward_table())
+    return table_expected_reward(_logp_table(model, task), task.reward_table())
 
 
 def prepare_trl(cfg: TRLRunConfig, folder: Path | None = None) -> TRLSetup:
@@ -194,7 +200,9 @@ def prepare_trl(cfg: TRLRunConfig, folder: Path | None = None) -> TRLSetup:
     _quiet()
     save_local(model, build_tokenizer(), folder / "pi_ref")
     state = {k: v.clone() for k, v in model.state_dict().items()}
-    return TRLSetup(cfg, task, folder, state, _success(model, task), sft_loss, sft_s)
+    logp_ref = _logp_table(model, task)
+    p_ref = table_expected_reward(logp_ref, task.reward_table())
+    return TRLSetup(cfg, task, folder, state, p_ref, sft_loss, sft_s, logp_ref)
 
 
 class ExactSuccessCallback:

@@ -39,7 +39,7 @@ RETIRED = {
 RESTRICTED = {
     "epsilon": ({"toylm/trl_trainer.py"}, "clip_eps (TRL's ``epsilon`` only where the book passes it to TRL)"),
     "n_steps": (
-        {"toylm/configs.py", "toylm/sft.py", "toylm/trl_model.py", "toylm/cost.py", "chapters/trl_grpo.py"},
+        {"toylm/configs.py", "toylm/sft.py", "toylm/trl_model.py", "toylm/cost.py", "chapters/trl_grpo/__init__.py"},
         "n (GRPO iterations) or mu (inner steps); n_steps counts plain optimiser steps (SFT)",
     ),
 }

@@ -38,6 +38,10 @@ The cached full runs (``grpo_nb/data/trl_full.json``) are read by :func:`load_re
 β = 0"), :func:`follow_check` (section "When TRL follows the recursion") and :func:`timing_table` (section "Time and
 hardware"). :func:`adam_zero_gradient_step` checks that AdamW moves a weight whose gradient is 0, and
 :func:`practice_numbers` recomputes the numbers section "In practice" quotes from other chapters.
+
+The ablation ladder (section "Why TRL leaves the recursion": TRL's trainer moved toward the theory one knob per rung,
+``grpo_nb/data/trl_ladder.json``) is summarised by the submodule :mod:`~grpo_nb.chapters.trl_grpo.ladder`, which the
+chapter reads as ``checks.ladder``.
 """
 
 from __future__ import annotations
@@ -54,6 +58,7 @@ import numpy as np
 import torch
 
 from grpo_nb.advantage import group_advantage
+from grpo_nb.chapters.trl_grpo import ladder
 from grpo_nb.clipping import clipped_term
 from grpo_nb.report import Table, bound
 from grpo_nb.toylm.grpo import k3_kl
@@ -73,6 +78,7 @@ __all__ = [
     "KL_GRADIENT_DIRECTION",
     "KnobCheck",
     "KnobTable",
+    "ladder",
     "LOSS_TYPES",
     "MuCheck",
     "OLD_LOGPS_CASES",

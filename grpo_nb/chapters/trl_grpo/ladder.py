@@ -1,0 +1,276 @@
+"""Section "Why TRL leaves the recursion" of the TRL chapter: the ablation ladder's cached runs, summarised.
+
+Reads the JSON that ``python -m grpo_nb.toylm --trainer trl --ladder full`` writes
+(:mod:`grpo_nb.toylm.trl_ladder`; the shipped copy is ``grpo_nb/data/trl_ladder.json``) and computes, per rung and
+seed, what the section states: how many prompts end below p_ref, the median and largest (over prompts) worst gap
+max_n |p_n - prediction_n| to the finite-group chain's mean and to the recursion h^n, and the inner losses. Across
+seeds each number is a mean with its standard error (sample standard deviation / sqrt(seeds)); a rung's difference
+from the rung before has the standard error sqrt(se_a**2 + se_b**2): each rung's seeds draw their own samples, so
+the runs of two rungs are independent.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from grpo_nb.report import Table
+
+__all__ = [
+    "FallingPrompts",
+    "Restoration",
+    "falling_prompts",
+    "SHORT_LABELS",
+    "figure_data",
+    "restoration",
+    "InnerConvergence",
+    "LadderStats",
+    "Estimate",
+    "inner_convergence",
+    "ladder_stats",
+    "ladder_table",
+    "load_ladder",
+    "rung_stats",
+    "step_differences",
+]
+
+
+def load_ladder(path: str = "trl_ladder.json") -> dict:
+    """The ladder's JSON summary: a file, or the name of one that ships in ``grpo_nb/data/``."""
+    from grpo_nb.chapters.trl_grpo import load_result  # the package imports this module: no import cycle
+
+    result = load_result(path)
+    if result.get("trainer") != "trl-ladder":
+        raise ValueError(f"path={path!r} is not a ladder summary; valid: the output of --trainer trl --ladder")
+    return result
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A mean over seeds, its standard error, and the per-seed values."""
+
+    mean: float
+    se: float
+    values: tuple[float, ...]
+
+    @classmethod
+    def of(cls, values) -> Estimate:
+        v = np.asarray(values, dtype=float)
+        se = float(v.std(ddof=1) / np.sqrt(v.size)) if v.size > 1 else float("nan")
+        return cls(float(v.mean()), se, tuple(float(x) for x in v))
+
+    def minus(self, other: Estimate) -> Estimate:
+        """self - other with the standard error of two independent means (values: the per-seed differences)."""
+        diff = tuple(a - b for a, b in zip(self.values, other.values, strict=False))
+        return Estimate(self.mean - other.mean, float(np.hypot(self.se, other.se)), diff)
+
+    def __str__(self) -> str:
+        return f"{self.mean:.3f} ± {self.se:.3f}"
+
+
+@dataclass(frozen=True)
+class LadderStats:
+    """One rung's numbers over its seeds: prompts ending below p_ref, median and largest worst gap (over prompts)
+    to the finite-group chain's mean and to the recursion h^n, the mean final p of the prompts with p_ref >= 1/2."""
+
+    key: str
+    change: str
+    n_seeds: int
+    n_prompts: int
+    below_ref: Estimate
+    median_gap_finite: Estimate
+    max_gap_finite: Estimate
+    median_gap_h: Estimate
+    easy_final: Estimate
+
+
+def _arrays(rung: dict, run: dict) -> dict[str, np.ndarray]:
+    return {
+        "p": np.asarray(run["p_measured"], dtype=float),  # (P, n+1)
+        "finite": np.asarray(rung["p_finite_group"], dtype=float),
+        "h": np.asarray(rung["p_theory"], dtype=float),
+    }
+
+
+def rung_stats(result: dict, rung: dict) -> LadderStats:
+    """:class:`LadderStats` of one rung of ``result["rungs"]``."""
+    p_ref = np.asarray(result["p_ref"], dtype=float)
+    easy = p_ref >= 0.5
+    below, med_f, max_f, med_h, easy_final = [], [], [], [], []
+    for run in rung["runs"]:
+        a = _arrays(rung, run)
+        gap_f = np.abs(a["p"] - a["finite"]).max(axis=1)
+        gap_h = np.abs(a["p"] - a["h"]).max(axis=1)
+        below.append((a["p"][:, -1] < p_ref).sum())
+        med_f.append(np.median(gap_f))
+        max_f.append(gap_f.max())
+        med_h.append(np.median(gap_h))
+        easy_final.append(a["p"][easy, -1].mean())
+    return LadderStats(
+        rung["key"],
+        rung["change"],
+        len(rung["runs"]),
+        int(p_ref.size),
+        Estimate.of(below),
+        Estimate.of(med_f),
+        Estimate.of(max_f),
+        Estimate.of(med_h),
+        Estimate.of(easy_final),
+    )
+
+
+def ladder_stats(result: dict) -> list[LadderStats]:
+    """:func:`rung_stats` of every rung, in the ladder's order."""
+    return [rung_stats(result, rung) for rung in result["rungs"]]
+
+
+def step_differences(stats: list[LadderStats]) -> list[dict[str, Estimate]]:
+    """Each rung's change from the rung before (none for rung 0): below p_ref and the median gap to finite G."""
+    return [
+        {
+            "below_ref": b.below_ref.minus(a.below_ref),
+            "median_gap_finite": b.median_gap_finite.minus(a.median_gap_finite),
+        }
+        for a, b in zip(stats, stats[1:], strict=False)
+    ]
+
+
+def ladder_table(stats: list[LadderStats]) -> Table:
+    """The ladder as a table: per rung its change, prompts below p_ref and the median worst gap to the finite-group
+    chain (mean ± standard error over seeds), each with its change from the rung before (± its standard error)."""
+    diffs = [None, *step_differences(stats)]
+    rows = []
+    for i, (s, d) in enumerate(zip(stats, diffs, strict=True)):
+        rows.append(
+            [
+                f"{i}. {s.change}",
+                f"{s.below_ref.mean:.1f} ± {s.below_ref.se:.1f}",
+                "" if d is None else f"{d['below_ref'].mean:+.1f} ± {d['below_ref'].se:.1f}",
+                str(s.median_gap_finite),
+                "" if d is None else f"{d['median_gap_finite'].mean:+.3f} ± {d['median_gap_finite'].se:.3f}",
+                str(s.median_gap_h),
+            ]
+        )
+    headers = [
+        "rung: what changes",
+        "below $p_{\\text{ref}}$",
+        "change",
+        "median worst gap, finite $G$",
+        "change",
+        "median worst gap, $h^n$",
+    ]
+    return Table(headers, rows)
+
+
+@dataclass(frozen=True)
+class InnerConvergence:
+    """How far a rung's inner loop gets: per outer step, the share of the inner loss's total fall (first to last of
+    the mu steps) that happens in the last ``tail`` steps; the largest share over outer steps and seeds."""
+
+    key: str
+    tail: int
+    mu: int
+    worst_tail_share: float
+    shares: np.ndarray  # (seeds, n)
+
+
+def inner_convergence(result: dict, key: str, tail: int = 10) -> InnerConvergence:
+    """:class:`InnerConvergence` of rung ``key``: a share near 0 means the inner objective has levelled off."""
+    rung = next(r for r in result["rungs"] if r["key"] == key)
+    mu = int(result["trl_config"]["mu"])
+    shares = []
+    for run in rung["runs"]:
+        loss = np.asarray(run["inner_loss"], dtype=float).reshape(-1, mu)
+        total = loss[:, 0] - loss[:, -1]
+        shares.append((loss[:, -tail - 1] - loss[:, -1]) / np.where(total != 0, total, np.nan))
+    shares = np.asarray(shares)
+    return InnerConvergence(key, tail, mu, float(np.nanmax(np.abs(shares))), shares)
+
+
+#: the rungs as the figure names them (rung number, then what the rung has that the one before did not)
+SHORT_LABELS = {
+    "trl": "0 TRL, β = 2",
+    "kl_exact": "1 exact KL",
+    "sequence_ratio": "2 sequence ratio",
+    "paper_advantage": "3 Eq. 3's advantage",
+    "adam_reset": "4 fresh Adam",
+    "exact_p": "5 exact p_old",
+    "exact": "6 every answer",
+}
+
+
+def figure_data(stats: list[LadderStats]) -> dict[str, object]:
+    """The arguments of :func:`grpo_nb.plots.trl_ladder.plot_ladder`: labels and (rungs, seeds) arrays."""
+    return {
+        "labels": [SHORT_LABELS[s.key] for s in stats],
+        "below_ref": np.array([s.below_ref.values for s in stats]),
+        "gap_finite": np.array([s.median_gap_finite.values for s in stats]),
+        "gap_h": np.array([s.median_gap_h.values for s in stats]),
+        "n_prompts": stats[0].n_prompts,
+    }
+
+
+@dataclass(frozen=True)
+class Restoration:
+    """Where amplification comes back: ``first`` is the first rung from which no prompt ends below p_ref at any seed,
+    on that rung and every rung after it (None if there is none); ``below_before`` the fewest and most prompts
+    below p_ref over the seeds of the rungs before it; ``significant`` the rungs whose change in the count below
+    p_ref from the rung before exceeds ``z`` standard errors (a zero standard error on both sides counts when the
+    change is not 0)."""
+
+    first: int | None
+    below_before: tuple[int, int]
+    significant: tuple[int, ...]
+    z: float
+
+
+def restoration(stats: list[LadderStats], z: float = 2.0) -> Restoration:
+    """:class:`Restoration` of the ladder."""
+    clean = [max(s.below_ref.values) == 0 for s in stats]
+    first = next((i for i in range(len(stats)) if all(clean[i:])), None)
+    before = [v for s in stats[: first if first is not None else len(stats)] for v in s.below_ref.values]
+    significant = tuple(
+        i + 1
+        for i, d in enumerate(step_differences(stats))
+        if abs(d["below_ref"].mean) > z * d["below_ref"].se or (d["below_ref"].se == 0 and d["below_ref"].mean != 0)
+    )
+    return Restoration(first, (int(min(before)), int(max(before))) if before else (0, 0), significant, z)
+
+
+@dataclass(frozen=True)
+class FallingPrompts:
+    """The prompts of one rung that end below p_ref, pooled over its seeds: how many (prompt, seed) pairs, the
+    smallest and largest p_ref among them, and the share of their groups that carry no signal (all G answers fail,
+    or all succeed: advantage 0 for the whole group), against that share over every other (prompt, seed) pair."""
+
+    key: str
+    n_falling: int
+    n_pairs: int
+    p_ref_range: tuple[float, float]
+    silent_share_falling: float
+    silent_share_others: float
+
+
+def falling_prompts(result: dict, key: str) -> FallingPrompts:
+    """:class:`FallingPrompts` of rung ``key``: which prompts fall below p_ref, and whether their groups were silent."""
+    rung = next(r for r in result["rungs"] if r["key"] == key)
+    p_ref = np.asarray(result["p_ref"], dtype=float)
+    G = int(result["trl_config"]["G"])
+    falling_ref, silent_f, silent_o = [], [], []
+    for run in rung["runs"]:
+        p = np.asarray(run["p_measured"], dtype=float)
+        k = np.asarray(run["group_successes"])
+        silent = (k == 0) | (k == G)
+        down = p[:, -1] < p_ref
+        falling_ref.extend(p_ref[down])
+        silent_f.extend(silent[down].ravel())
+        silent_o.extend(silent[~down].ravel())
+    n_pairs = len(rung["runs"]) * p_ref.size
+    rng = (float(min(falling_ref)), float(max(falling_ref))) if falling_ref else (float("nan"), float("nan"))
+    return FallingPrompts(key, len(falling_ref), n_pairs, rng, _share(silent_f), _share(silent_o))
+
+
+def _share(flags: list) -> float:
+    """The share of True among ``flags`` (NaN for none)."""
+    return float(np.mean(flags)) if flags else float("nan")

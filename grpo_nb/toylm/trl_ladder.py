@@ -1,0 +1,434 @@
+"""The ablation ladder: TRL's GRPOTrainer moved toward the assumptions of the success recursion one knob per rung.
+
+Rung 0 is TRL 1.16's ``GRPOTrainer`` as the TRL chapter runs it at beta = 2 (clip range 1e3, so no clipping in
+effect; per-token ratio; TRL's default ratio-weighted k3 KL, ``use_bias_correction_kl``; ``loss_type="dapo"``;
+Bessel std + 1e-4; one Adam for the whole run). Every later rung keeps the rungs before it and changes one thing:
+
+1. ``kl_exact``: the KL term is the exact sequence-level KL(pi_theta || pi_ref), summed over all 10**L digit answers
+   (Eq. 6's penalty) instead of k3 on the sampled tokens.
+2. ``sequence_ratio``: the importance ratio is the sequence's pi_theta(o|q)/pi_old(o|q) (the product of the token
+   ratios; the objective of Eq. 6 sampled), instead of one ratio per token.
+3. ``paper_advantage``: the paper's advantage (r - p_hat)/sqrt(p_hat(1 - p_hat) + eps) (Eq. 3, eps = 1e-8) instead of
+   TRL's (r - mean)/(std_Bessel + 1e-4); the recursion it is held against is then at beta, not beta sqrt(G/(G-1)).
+4. ``adam_reset``: a fresh Adam for every outer step, as the book's trainer (each inner problem of Algorithm 1 solved
+   afresh) instead of Adam's moments carried across generations.
+5. ``exact_p``: the advantage uses the exact p_old(q) (every answer enumerated) instead of the group's p_hat; the
+   sampled answers stay.
+6. ``exact``: the whole objective by enumeration, sum_o pi_theta(o|q) A(q, o) - beta KL (Eq. 6 with exact
+   expectations, the book's ``estimator="exact"``): the samples TRL draws are not used.
+
+Rung 0 runs TRL's own ``_compute_loss``; the others run :func:`ladder_loss` in a subclass of the trainer (TRL still
+generates, schedules, and steps the optimizer). With rung 0's settings :func:`ladder_loss` gives TRL's loss to float
+precision (tested). Each rung and seed is one :func:`grpo_nb.toylm.trl_trainer.run_trl`-style run from the same
+pi_ref (one SFT); the seed is TRL's (sampling). Imports trl lazily.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from dataclasses import asdict, dataclass, replace
+
+import numpy as np
+import torch
+
+from grpo_nb.toylm.trl_model import enumerate_logprobs_hf
+from grpo_nb.toylm.trl_trainer import (
+    TRL_CONFIGS,
+    TRL_EPS,
+    ExactSuccessCallback,
+    TRLRun,
+    TRLRunConfig,
+    TRLSetup,
+    _group_successes,
+    beta_effective,
+    make_trainer,
+    prepare_trl,
+    versions,
+)
+
+__all__ = [
+    "LADDER",
+    "LADDER_CONFIGS",
+    "LADDER_SEEDS",
+    "Rung",
+    "ladder_loss",
+    "LossAgreement",
+    "loss_agreement",
+    "merge_ladders",
+    "run_ladder",
+    "run_rung",
+]
+
+BETA = 2.0  # the TRL chapter's beta = 2 run, whose anomaly the ladder explains
+CLIP = 1e3  # TRL's epsilon: no clipping in effect, as in that run
+PAPER_EPS = TRL_EPS  # eps of the paper's advantage on rung 3: TRL's 1e-4, squared
+
+
+@dataclass(frozen=True)
+class Rung:
+    """One rung: its key, what it changes (``change``), and the settings of every knob the ladder moves."""
+
+    key: str
+    change: str
+    kl: str = "k3_ratio"  # "k3_ratio": TRL's k3 times the token ratio; "exact": enumerated sequence KL
+    ratio: str = "token"  # "token": one ratio per token (TRL); "sequence": pi_theta(o|q)/pi_old(o|q)
+    advantage: str = "trl"  # "trl": (r - mean)/(std_Bessel + 1e-4); "paper": Eq. 3 with eps = PAPER_EPS
+    reset_adam: bool = False  # a fresh Adam at every outer step
+    p: str = "group"  # "group": the advantage's p is the group's p_hat; "exact": p_old(q) by enumeration
+    objective: str = "sampled"  # "sampled": TRL's G answers; "exact": every answer enumerated (Eq. 6)
+
+    @property
+    def trl_native(self) -> bool:
+        """Whether TRL's own ``_compute_loss`` runs this rung (rung 0)."""
+        return self == replace(LADDER[0], key=self.key, change=self.change)
+
+
+def _ladder() -> tuple[Rung, ...]:
+    steps = [
+        ("trl", "TRL's GRPOTrainer, beta = 2", {}),
+        ("kl_exact", "ratio-weighted k3 -> exact sequence KL", {"kl": "exact"}),
+        ("sequence_ratio", "token ratios -> sequence ratio", {"ratio": "sequence"}),
+        ("paper_advantage", "Bessel std + 1e-4 -> Eq. 3's advantage", {"advantage": "paper"}),
+        ("adam_reset", "one Adam -> a fresh Adam per outer step", {"reset_adam": True}),
+        ("exact_p", "group p_hat -> exact p_old", {"p": "exact"}),
+        ("exact", "G samples -> every answer enumerated", {"objective": "exact"}),
+    ]
+    rungs, knobs = [], {}
+    for key, change, delta in steps:
+        knobs |= delta
+        rungs.append(Rung(key, change, **knobs))
+    return tuple(rungs)
+
+
+LADDER: tuple[Rung, ...] = _ladder()
+LADDER_SEEDS = (0, 1, 2)
+
+#: The ladder's configurations: the TRL chapter's (``full``: 32 prompts, G = 32, mu = 80, 10 outer steps) and a
+#: small one for the tests and CI (``tiny``: 4 prompts, G = 4, mu = 2, 2 outer steps; seconds on two CPU cores).
+LADDER_CONFIGS: dict[str, TRLRunConfig] = {
+    name: replace(TRL_CONFIGS[name], runs=(TRLRun("beta=2", BETA, CLIP),)) for name in ("tiny", "quick", "full")
+}
+
+
+def _sequence_rewards(task, prompt_index: torch.Tensor, completion_ids: torch.Tensor) -> torch.Tensor:
+    """r(q, o) of each sampled completion (B,): ``out_len`` digits summing to the prompt's target (as
+    :func:`grpo_nb.toylm.trl_trainer.make_reward`; an ``<eos>`` or a ``+`` among the tokens earns 0)."""
+    ids = completion_ids[:, : task.out_len]
+    digits = (ids < 10).all(dim=1) & (completion_ids.shape[1] >= task.out_len)
+    target = torch.as_tensor(task.targets, device=ids.device)[prompt_index]
+    return (digits & (ids.clamp(max=9).sum(dim=1) == target)).to(torch.float32)
+
+
+def _paper_advantage(r: torch.Tensor, p: torch.Tensor, eps: float) -> torch.Tensor:
+    """Eq. (3): (r - p)/sqrt(p(1 - p) + eps), elementwise (``grpo_nb.toylm.grpo.contrastive_weights``)."""
+    from grpo_nb.toylm.grpo import contrastive_weights
+
+    return contrastive_weights(p, r, eps)
+
+
+def ladder_loss(
+    rung: Rung,
+    *,
+    beta: float,
+    logp: torch.Tensor,
+    old_logp: torch.Tensor,
+    mask: torch.Tensor,
+    advantages: torch.Tensor,
+    ref_logp: torch.Tensor | None = None,
+    table: torch.Tensor | None = None,
+    table_ref: torch.Tensor | None = None,
+    table_adv: torch.Tensor | None = None,
+    out_len: int,
+) -> torch.Tensor:
+    """The loss a rung minimises on one generation batch (to be divided by nothing: TRL's ``dapo`` scale).
+
+    ``logp``, ``old_logp``, ``ref_logp`` and ``mask`` are TRL's per-token (B, T) tensors, ``advantages`` (B,) the
+    rung's advantages of the sampled completions; ``table`` (P, K) is log pi_theta of every digit answer,
+    ``table_ref`` log pi_ref's, ``table_adv`` the exact-objective rung's A(q, o). With every knob at TRL's setting it
+    is TRL's ``_compute_loss`` for ``loss_type="dapo"`` without clipping: sum over tokens of
+    -ratio_t A + beta k3_t ratio_t, divided by the number of tokens. Every other setting keeps that scale: a
+    sequence-level term is divided by ``out_len`` (the tokens of a full answer), so that on policy every rung's
+    gradient is (1/L)(A grad log pi(o|q) - beta grad KL) per answer.
+    """
+    n_tok = mask.sum().clamp(min=1.0)
+    adv = advantages.unsqueeze(1)
+    log_ratio = logp - old_logp
+    if rung.objective == "exact":
+        policy = (table.exp() * table_adv).sum(dim=1).mean() / out_len
+    elif rung.ratio == "token":
+        policy = (torch.exp(log_ratio) * adv * mask).sum() / n_tok
+    else:
+        seq_ratio = torch.exp((log_ratio * mask).sum(dim=1))
+        policy = (seq_ratio * advantages).mean() / out_len
+    if beta == 0:
+        return -policy
+    if rung.kl == "exact":
+        kl = (table.exp() * (table - table_ref)).sum(dim=1).mean() / out_len
+    else:
+        d = ref_logp - logp
+        kl = ((torch.exp(d) - d - 1.0) * torch.exp(log_ratio) * mask).sum() / n_tok
+    return -policy + beta * kl
+
+
+class _LadderMixin:
+    """What the ladder's trainer adds to ``GRPOTrainer``: :func:`ladder_loss` and the outer-step bookkeeping (pi_old's
+    exact table at the start of each outer step, the optional Adam reset)."""
+
+    rung: Rung
+    setup: TRLSetup
+    inner_losses: list
+
+    def _ladder_init(self, rung: Rung, setup: TRLSetup) -> None:
+        self.rung, self.setup, self.inner_losses = rung, setup, []
+        task = setup.task
+        self._prompts = torch.as_tensor(task.prompts)
+        self._outputs = torch.as_tensor(task.outputs)
+        self._reward = torch.as_tensor(task.reward_table(), dtype=torch.float32)
+        self._index = {tuple(int(t) for t in row): i for i, row in enumerate(task.prompts)}
+        self._table_ref = torch.as_tensor(setup.logp_ref, dtype=torch.float32)
+        self._outer = -1
+        self._p_old = None
+
+    def _new_outer_step(self, model) -> None:
+        with torch.no_grad():
+            table_old = enumerate_logprobs_hf(model, self._prompts, self._outputs)
+        self._p_old = (table_old.exp() * self._reward).sum(dim=1)
+        if self.rung.reset_adam:
+            opt = getattr(self.optimizer, "optimizer", self.optimizer)
+            opt.state.clear()
+
+    def _compute_loss(self, model, inputs):
+        if self.rung.trl_native:
+            loss = super()._compute_loss(model, inputs)
+            self.inner_losses.append(float(loss.detach()))
+            return loss
+        step = self.state.global_step
+        mu = self.args.num_iterations
+        if step // mu != self._outer:
+            self._outer = step // mu
+            self._new_outer_step(model)
+        loss = self._rung_loss(model, inputs)
+        self.inner_losses.append(float(loss.detach()))
+        return loss
+
+    def _rung_loss(self, model, inputs) -> torch.Tensor:
+        rung, task = self.rung, self.setup.task
+        prompt_ids, completion_ids = inputs["prompt_ids"], inputs["completion_ids"]
+        mask = inputs["completion_mask"].float()
+        input_ids = torch.cat([prompt_ids, completion_ids], dim=1)
+        attention = torch.cat([inputs["prompt_mask"], inputs["completion_mask"]], dim=1)
+        logp, _, _ = self._get_per_token_logps_and_entropies(model, input_ids, attention, completion_ids.size(1))
+        old = inputs.get("old_per_token_logps")
+        old = logp.detach() if old is None else old
+        q = torch.as_tensor([self._index[tuple(int(t) for t in row)] for row in prompt_ids])
+        r = _sequence_rewards(task, q, completion_ids)
+        if rung.p == "exact":
+            adv = _paper_advantage(r, self._p_old[q], PAPER_EPS)
+        elif rung.advantage == "paper":
+            counts = torch.zeros(task.n_prompts).index_add_(0, q, torch.ones_like(r))
+            p_hat = torch.zeros(task.n_prompts).index_add_(0, q, r) / counts.clamp(min=1.0)
+            adv = _paper_advantage(r, p_hat[q], PAPER_EPS)
+        else:
+            adv = inputs["advantages"]
+        needs_table = rung.kl == "exact" or rung.objective == "exact"
+        table = enumerate_logprobs_hf(model, self._prompts, self._outputs) if needs_table else None
+        table_adv = None
+        if rung.objective == "exact":
+            table_adv = _paper_advantage(self._reward, self._p_old.unsqueeze(1), PAPER_EPS)
+        return ladder_loss(
+            rung,
+            beta=self.beta,
+            logp=logp,
+            old_logp=old,
+            mask=mask,
+            advantages=adv,
+            ref_logp=inputs.get("ref_per_token_logps"),
+            table=table,
+            table_ref=self._table_ref,
+            table_adv=table_adv,
+            out_len=task.out_len,
+        )
+
+
+def make_ladder_trainer(setup: TRLSetup, rung: Rung, *, seed: int, reward_log: list | None = None):
+    """TRL's GRPOTrainer for one rung: TRL's own for rung 0, the ladder's subclass (:func:`ladder_loss`) above it.
+    Every rung is beta = 2 and clip range 1e3 on TRL's side; ``use_bias_correction_kl`` is TRL's default (True)."""
+    from trl import GRPOTrainer
+
+    trainer = make_trainer(
+        setup, TRLRun(rung.key, BETA, CLIP), reward_log=reward_log, seed=seed, use_bias_correction_kl=True
+    )
+    cls = type("LadderGRPOTrainer", (_LadderMixin, GRPOTrainer), {})
+    trainer.__class__ = cls
+    trainer._ladder_init(rung, setup)
+    return trainer
+
+
+def theory_parameters(rung: Rung, G: int) -> tuple[float, float]:
+    """The (beta, eps) of the recursion a rung is held against: TRL's advantage is Eq. 3's at beta sqrt(G/(G-1))
+    (``trl_trainer.beta_effective``), the paper's at beta; eps is TRL's 1e-8 either way."""
+    if rung.advantage == "trl" and rung.p == "group" and rung.objective == "sampled":
+        return beta_effective(BETA, G), TRL_EPS
+    return BETA, PAPER_EPS
+
+
+def _predictions(p_ref: np.ndarray, beta: float, eps: float, G: int, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """The recursion h^n(p_ref) (:func:`grpo_nb.dynamics.iterate`) and the finite-group chain's mean
+    (:func:`grpo_nb.ustat.finite_group.finite_group_law`), (n+1, P) each."""
+    from grpo_nb.dynamics.map import iterate
+    from grpo_nb.ustat.finite_group import StepModel, finite_group_law
+
+    inf_g = iterate(p_ref, beta, eps, n)
+    fin = np.stack(
+        [finite_group_law(StepModel(float(p), beta, eps, G), n).mean for p in np.clip(p_ref, 1e-9, 1 - 1e-9)],
+        axis=1,
+    )
+    return inf_g, fin
+
+
+def run_rung(setup: TRLSetup, rung: Rung, seed: int) -> dict:
+    """One rung at one seed from pi_ref: per prompt the measured p_n and successes k_n; the inner losses."""
+    cfg = setup.cfg
+    log: list = []
+    trainer = make_ladder_trainer(setup, rung, seed=seed, reward_log=log)
+    cb = ExactSuccessCallback(setup.task, cfg.mu)
+    trainer.add_callback(cb.callback)
+    t0 = time.perf_counter()
+    trainer.train()
+    wall = time.perf_counter() - t0
+    p = np.stack(cb.p)
+    k = _group_successes(log, setup.task.n_prompts, cfg.n)
+    return {
+        "seed": seed,
+        "wall_s": wall,
+        "p_measured": p.T.tolist(),  # (P, n+1)
+        "group_successes": k.T.tolist(),  # (P, n)
+        "inner_loss": trainer.inner_losses,  # mu per outer step
+    }
+
+
+def run_ladder(cfg: TRLRunConfig, seeds=LADDER_SEEDS, rungs=None, progress: bool = True) -> dict:
+    """SFT to pi_ref once, then every rung (``rungs``: keys, default all) at every seed; the JSON summary."""
+    from tqdm.auto import tqdm
+
+    chosen = [r for r in LADDER if rungs is None or r.key in rungs]
+    t0 = time.perf_counter()
+    setup = prepare_trl(cfg)
+    out_rungs = []
+    jobs = [(r, s) for r in chosen for s in seeds]
+    runs: dict[str, list] = {r.key: [] for r in chosen}
+    for rung, seed in tqdm(jobs, desc="ladder", disable=not progress):
+        runs[rung.key].append(run_rung(setup, rung, seed))
+    for rung in chosen:
+        beta, eps = theory_parameters(rung, cfg.G)
+        theory, finite = _predictions(setup.p_ref, beta, eps, cfg.G, cfg.n)
+        out_rungs.append(
+            asdict(rung)
+            | {
+                "beta_theory": beta,
+                "eps_theory": eps,
+                "p_theory": theory.T.tolist(),
+                "p_finite_group": finite.T.tolist(),
+                "runs": runs[rung.key],
+            }
+        )
+    return {
+        "trainer": "trl-ladder",
+        "config": cfg.name,
+        "trl_config": asdict(cfg) | {"runs": None},
+        "beta": BETA,
+        "clip_epsilon": CLIP,
+        "versions": versions(),
+        "hardware": _hardware(),
+        "sft_s": setup.sft_s,
+        "wall_s": time.perf_counter() - t0,
+        "p_ref": setup.p_ref.tolist(),
+        "prompts": list(setup.task.prompts_text),
+        "rungs": out_rungs,
+    }
+
+
+def _hardware() -> str:
+    from grpo_nb.toylm.device import describe
+
+    return describe(torch.device("cpu"))
+
+
+def merge_ladders(results: list[dict]) -> dict:
+    """One ladder from several made with different seeds or rungs (parallel processes) from the same pi_ref:
+    the runs of each rung, in seed order. ValueError when the configurations or p_ref differ."""
+    if not results:
+        raise ValueError("results=[] is empty; valid: one or more ladder summaries")
+    first = results[0]
+    merged = {k: v for k, v in first.items() if k != "rungs"} | {"rungs": []}
+    for other in results[1:]:
+        for key in ("config", "trl_config", "p_ref", "versions"):
+            if other[key] != first[key]:
+                raise ValueError(f"{key} differs between the ladders; valid: ladders from the same configuration")
+    by_key: dict[str, dict] = {}
+    for res in results:
+        for rung in res["rungs"]:
+            if rung["key"] in by_key:
+                by_key[rung["key"]]["runs"].extend(rung["runs"])
+            else:
+                by_key[rung["key"]] = rung | {"runs": list(rung["runs"])}
+    order = [r.key for r in LADDER]
+    for key in sorted(by_key, key=order.index):
+        rung = by_key[key]
+        rung["runs"].sort(key=lambda run: run["seed"])
+        merged["rungs"].append(rung)
+    merged["wall_s"] = sum(r["wall_s"] for r in results)
+    merged["sft_s"] = statistics.mean(r["sft_s"] for r in results)
+    return merged
+
+
+@dataclass(frozen=True)
+class LossAgreement:
+    """:func:`loss_agreement`'s result: |TRL's loss - :func:`ladder_loss`| on one batch, off policy (after ``step``
+    optimizer steps on it), and the largest |TRL's advantage - the one rebuilt from the ladder's own rewards|."""
+
+    trl_loss: float
+    ladder_loss: float
+    loss_gap: float
+    advantage_gap: float
+
+
+def loss_agreement(setup: TRLSetup, rung: Rung = LADDER[0], *, seed: int = 0, step: int = 1) -> LossAgreement:
+    """Train ``setup`` (rung 0, TRL's own loss) for ``step`` + 1 optimizer steps; at step ``step`` compute
+    :func:`ladder_loss` for ``rung`` on TRL's batch next to TRL's ``_compute_loss``, and rebuild TRL's advantages
+    (r - mean)/(std_Bessel + 1e-4) from the rewards the ladder computes itself. With ``rung`` = rung 0 both gaps are
+    at float precision (the ladder's rung 0 is TRL's loss); another rung, or a wrong reward rule, shows a gap."""
+    from grpo_nb.advantage import DEFAULT_EPS
+
+    trainer = make_ladder_trainer(setup, LADDER[0], seed=seed)
+    trainer.args.max_steps = step + 1
+    found: dict[str, float] = {}
+    base = type(trainer)
+
+    class _Probe(base):
+        def _compute_loss(self, model, inputs):
+            loss = super()._compute_loss(model, inputs)
+            if self.state.global_step == step and not found:
+                task = self.setup.task
+                self.rung, self._outer = rung, step // self.args.num_iterations
+                self._new_outer_step(model)
+                with torch.no_grad():
+                    mine = self._rung_loss(model, inputs)
+                self.rung = LADDER[0]
+                q = torch.as_tensor([self._index[tuple(int(t) for t in row)] for row in inputs["prompt_ids"]])
+                r = _sequence_rewards(task, q, inputs["completion_ids"])
+                adv = torch.empty_like(r)
+                for i in q.unique():
+                    sel = q == i
+                    adv[sel] = (r[sel] - r[sel].mean()) / (r[sel].std() + DEFAULT_EPS["trl"])
+                found.update(
+                    trl=float(loss.detach()),
+                    mine=float(mine),
+                    adv=float((adv - inputs["advantages"]).abs().max()),
+                )
+            return loss
+
+    trainer.__class__ = _Probe
+    trainer.train()
+    return LossAgreement(found["trl"], found["mine"], abs(found["trl"] - found["mine"]), found["adv"])
