@@ -94,9 +94,7 @@ def _main_trl(args: argparse.Namespace) -> int:
             f"mean p_ref {statistics.mean(r['p_ref'] for r in run['per_prompt']):.3f} -> "
             f"{statistics.mean(r['p_measured'][-1] for r in run['per_prompt']):.3f}, max |p_M - h^M(p_ref)| {gap:.3f}"
         )
-    if args.out is not None:
-        args.out.write_text(json.dumps(result, indent=1))
-        print(f"wrote {args.out}")
+    _write(result, args.out)
     return 0
 
 
@@ -135,10 +133,15 @@ def _main_ladder(args: argparse.Namespace, parser: argparse.ArgumentParser) -> i
             f"{rung['key']:>16}: below p_ref {below}, median worst gap to the finite-group law "
             f"{[round(g, 3) for g in gaps]}, {statistics.mean(walls):.0f} s per run"
         )
-    if args.out is not None:
-        args.out.write_text(json.dumps(result, indent=1))
-        print(f"wrote {args.out}")
+    _write(result, args.out)
     return 0
+
+
+def _write(result: dict, out: Path | None) -> None:
+    """Write the JSON summary to ``out`` (nothing when None)."""
+    if out is not None:
+        out.write_text(json.dumps(result, indent=1))
+        print(f"wrote {out}")
 
 
 if __name__ == "__main__":

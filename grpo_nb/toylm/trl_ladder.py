@@ -29,21 +29,20 @@ import statistics
 import time
 from dataclasses import asdict, dataclass, replace
 
-import numpy as np
 import torch
 
 from grpo_nb.toylm.trl_model import enumerate_logprobs_hf
 from grpo_nb.toylm.trl_trainer import (
     TRL_CONFIGS,
     TRL_EPS,
-    ExactSuccessCallback,
     TRLRun,
     TRLRunConfig,
     TRLSetup,
-    _group_successes,
     beta_effective,
     make_trainer,
+    predictions,
     prepare_trl,
+    train_measured,
     versions,
 )
 
@@ -273,37 +272,16 @@ def theory_parameters(rung: Rung, G: int) -> tuple[float, float]:
     return BETA, PAPER_EPS
 
 
-def _predictions(p_ref: np.ndarray, beta: float, eps: float, G: int, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """The recursion h^n(p_ref) (:func:`grpo_nb.dynamics.iterate`) and the finite-group chain's mean
-    (:func:`grpo_nb.ustat.finite_group.finite_group_law`), (n+1, P) each."""
-    from grpo_nb.dynamics.map import iterate
-    from grpo_nb.ustat.finite_group import StepModel, finite_group_law
-
-    inf_g = iterate(p_ref, beta, eps, n)
-    fin = np.stack(
-        [finite_group_law(StepModel(float(p), beta, eps, G), n).mean for p in np.clip(p_ref, 1e-9, 1 - 1e-9)],
-        axis=1,
-    )
-    return inf_g, fin
-
-
 def run_rung(setup: TRLSetup, rung: Rung, seed: int) -> dict:
     """One rung at one seed from pi_ref: per prompt the measured p_n and successes k_n; the inner losses."""
-    cfg = setup.cfg
     log: list = []
     trainer = make_ladder_trainer(setup, rung, seed=seed, reward_log=log)
-    cb = ExactSuccessCallback(setup.task, cfg.mu)
-    trainer.add_callback(cb.callback)
-    t0 = time.perf_counter()
-    trainer.train()
-    wall = time.perf_counter() - t0
-    p = np.stack(cb.p)
-    k = _group_successes(log, setup.task.n_prompts, cfg.n)
+    m = train_measured(trainer, setup, log)
     return {
         "seed": seed,
-        "wall_s": wall,
-        "p_measured": p.T.tolist(),  # (P, n+1)
-        "group_successes": k.T.tolist(),  # (P, n)
+        "wall_s": m.wall_s,
+        "p_measured": m.p.T.tolist(),  # (P, n+1)
+        "group_successes": m.k.T.tolist(),  # (P, n)
         "inner_loss": trainer.inner_losses,  # mu per outer step
     }
 
@@ -322,7 +300,7 @@ def run_ladder(cfg: TRLRunConfig, seeds=LADDER_SEEDS, rungs=None, progress: bool
         runs[rung.key].append(run_rung(setup, rung, seed))
     for rung in chosen:
         beta, eps = theory_parameters(rung, cfg.G)
-        theory, finite = _predictions(setup.p_ref, beta, eps, cfg.G, cfg.n)
+        theory, finite = predictions(setup.p_ref, beta, eps, cfg.G, cfg.n)
         out_rungs.append(
             asdict(rung)
             | {

@@ -52,6 +52,8 @@ __all__ = [
     "beta_effective",
     "make_reward",
     "make_trainer",
+    "predictions",
+    "train_measured",
     "prepare_trl",
     "run_trl_experiment",
     "versions",
@@ -293,19 +295,24 @@ def make_trainer(setup: TRLSetup, run: TRLRun, *, reward_log: list | None = None
     return trainer
 
 
-def _theory(p_ref: np.ndarray, beta: float, G: int, n: int) -> tuple[np.ndarray, np.ndarray | None]:
+def predictions(p_ref: np.ndarray, beta: float, eps: float, G: int, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """The recursion h^n(p_ref) at (beta, eps) (:func:`grpo_nb.dynamics.iterate`) and the mean of the finite-group
+    chain of groups of G (:func:`grpo_nb.ustat.finite_group.finite_group_law`), each (n+1, P)."""
     from grpo_nb.dynamics.map import iterate
     from grpo_nb.ustat.finite_group import StepModel, finite_group_law
 
-    if beta == 0:
-        return np.vstack([p_ref, np.ones((n, p_ref.size))]), None
-    b = beta_effective(beta, G)
-    inf_g = iterate(p_ref, b, TRL_EPS, n)
+    inf_g = iterate(p_ref, beta, eps, n)
     fin = np.stack(
-        [finite_group_law(StepModel(float(p), b, TRL_EPS, G), n).mean for p in np.clip(p_ref, 1e-9, 1 - 1e-9)],
+        [finite_group_law(StepModel(float(p), beta, eps, G), n).mean for p in np.clip(p_ref, 1e-9, 1 - 1e-9)],
         axis=1,
     )
     return inf_g, fin
+
+
+def _theory(p_ref: np.ndarray, beta: float, G: int, n: int) -> tuple[np.ndarray, np.ndarray | None]:
+    if beta == 0:
+        return np.vstack([p_ref, np.ones((n, p_ref.size))]), None
+    return predictions(p_ref, beta_effective(beta, G), TRL_EPS, G, n)
 
 
 def _group_successes(log: list, n_prompts: int, n: int) -> np.ndarray:
@@ -316,26 +323,41 @@ def _group_successes(log: list, n_prompts: int, n: int) -> np.ndarray:
     return k[:n]
 
 
-def run_trl(setup: TRLSetup, run: TRLRun) -> dict:
-    """One TRL run from pi_ref: per prompt the measured p_n, the recursion, the finite-group mean, successes k."""
-    cfg = setup.cfg
-    log: list = []
-    trainer = make_trainer(setup, run, reward_log=log)
-    cb = ExactSuccessCallback(setup.task, cfg.mu)
+@dataclass(frozen=True)
+class Measured:
+    """A trained run as measured: exact p_n per outer step (n+1, P), successes k_n (n, P), wall and step times."""
+
+    p: np.ndarray
+    k: np.ndarray
+    wall_s: float
+    step_s: list[float]
+
+
+def train_measured(trainer, setup: TRLSetup, reward_log: list) -> Measured:
+    """Train ``trainer`` (made with ``reward_log``) with :class:`ExactSuccessCallback`; what it measured."""
+    cb = ExactSuccessCallback(setup.task, setup.cfg.mu)
     trainer.add_callback(cb.callback)
     t0 = time.perf_counter()
     trainer.train()
     wall = time.perf_counter() - t0
-    p = np.stack(cb.p)
+    k = _group_successes(reward_log, setup.task.n_prompts, setup.cfg.n)
+    return Measured(np.stack(cb.p), k, wall, cb.step_s)
+
+
+def run_trl(setup: TRLSetup, run: TRLRun) -> dict:
+    """One TRL run from pi_ref: per prompt the measured p_n, the recursion, the finite-group mean, successes k."""
+    cfg = setup.cfg
+    log: list = []
+    m = train_measured(make_trainer(setup, run, reward_log=log), setup, log)
+    p, k, wall = m.p, m.k, m.wall_s
     theory, finite = _theory(setup.p_ref, run.beta, cfg.G, cfg.n)
-    k = _group_successes(log, setup.task.n_prompts, cfg.n)
     return {
         "label": run.key,
         "trl": asdict(run) | {"G": cfg.G, "num_iterations": cfg.mu, "learning_rate": cfg.lr, "n": cfg.n},
         "beta_effective": beta_effective(run.beta, cfg.G),
         "eps": TRL_EPS,
         "wall_s": wall,
-        "outer_step_s": cb.step_s,
+        "outer_step_s": m.step_s,
         "per_prompt": [
             {
                 "prompt": q,
