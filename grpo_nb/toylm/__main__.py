@@ -112,7 +112,14 @@ def _main_ladder(args: argparse.Namespace, parser: argparse.ArgumentParser) -> i
             if key not in keys:
                 parser.error(f"--rungs {key!r} is not one of {keys}")
         seeds = tuple(args.seeds) if args.seeds else LADDER_SEEDS
-        result = run_ladder(LADDER_CONFIGS[args.ladder], seeds=seeds, rungs=args.rungs, progress=not args.no_progress)
+        partial = None if args.out is None else args.out.with_suffix(".partial.json")
+        result = run_ladder(
+            LADDER_CONFIGS[args.ladder],
+            seeds=seeds,
+            rungs=args.rungs,
+            progress=not args.no_progress,
+            checkpoint=partial,
+        )
     print(
         f"ladder={result['config']}  beta={result['beta']:g}  "
         + "  ".join(f"{k} {v}" for k, v in result["versions"].items())

@@ -4,18 +4,21 @@ Rung 0 is TRL 1.16's ``GRPOTrainer`` as the TRL chapter runs it at beta = 2 (cli
 effect; per-token ratio; TRL's default ratio-weighted k3 KL, ``use_bias_correction_kl``; ``loss_type="dapo"``;
 Bessel std + 1e-4; one Adam for the whole run). Every later rung keeps the rungs before it and changes one thing:
 
-1. ``kl_exact``: the KL term is the exact sequence-level KL(pi_theta || pi_ref), summed over all 10**L digit answers
-   (Eq. 6's penalty) instead of k3 on the sampled tokens.
-2. ``sequence_ratio``: the importance ratio is the sequence's pi_theta(o|q)/pi_old(o|q) (the product of the token
+1. ``sequence_ratio``: the importance ratio is the sequence's pi_theta(o|q)/pi_old(o|q) (the product of the token
    ratios; the objective of Eq. 6 sampled), instead of one ratio per token.
-3. ``paper_advantage``: the paper's advantage (r - p_hat)/sqrt(p_hat(1 - p_hat) + eps) (Eq. 3, eps = 1e-8) instead of
+2. ``paper_advantage``: the paper's advantage (r - p_hat)/sqrt(p_hat(1 - p_hat) + eps) (Eq. 3, eps = 1e-8) instead of
    TRL's (r - mean)/(std_Bessel + 1e-4); the recursion it is held against is then at beta, not beta sqrt(G/(G-1)).
-4. ``adam_reset``: a fresh Adam for every outer step, as the book's trainer (each inner problem of Algorithm 1 solved
+3. ``adam_reset``: a fresh Adam for every outer step, as the book's trainer (each inner problem of Algorithm 1 solved
    afresh) instead of Adam's moments carried across generations.
-5. ``exact_p``: the advantage uses the exact p_old(q) (every answer enumerated) instead of the group's p_hat; the
+4. ``exact_p``: the advantage uses the exact p_old(q) (every answer enumerated) instead of the group's p_hat; the
    sampled answers stay.
-6. ``exact``: the whole objective by enumeration, sum_o pi_theta(o|q) A(q, o) - beta KL (Eq. 6 with exact
-   expectations, the book's ``estimator="exact"``): the samples TRL draws are not used.
+5. ``kl_exact``: the KL term is the exact sequence-level KL(pi_theta || pi_ref) (Eq. 6's penalty) instead of k3 on
+   the sampled tokens, summed over every outcome of an answer: the 10**L digit answers and every way to leave them
+   (``trl_model.enumerate_outcomes_hf``; the network's vocabulary has non-digit tokens, and a "KL" over the digit
+   answers alone is not one: moving mass off them lowers it below 0).
+6. ``exact``: the whole objective by enumeration, sum_y pi_theta(y|q) A(q, y) - beta KL over every outcome y
+   (Eq. 6 with exact expectations, the book's ``estimator="exact"``; an outcome that leaves the digits is a failure):
+   the samples TRL draws are not used.
 
 Rung 0 runs TRL's own ``_compute_loss``; the others run :func:`ladder_loss` in a subclass of the trainer (TRL still
 generates, schedules, and steps the optimizer). With rung 0's settings :func:`ladder_loss` gives TRL's loss to float
@@ -25,13 +28,15 @@ pi_ref (one SFT); the seed is TRL's (sampling). Imports trl lazily.
 
 from __future__ import annotations
 
+import json
 import statistics
 import time
 from dataclasses import asdict, dataclass, replace
+from pathlib import Path
 
 import torch
 
-from grpo_nb.toylm.trl_model import enumerate_logprobs_hf
+from grpo_nb.toylm.trl_model import build_model, enumerate_logprobs_hf, enumerate_outcomes_hf
 from grpo_nb.toylm.trl_trainer import (
     TRL_CONFIGS,
     TRL_EPS,
@@ -78,6 +83,12 @@ class Rung:
     objective: str = "sampled"  # "sampled": TRL's G answers; "exact": every answer enumerated (Eq. 6)
 
     @property
+    def uses_samples(self) -> bool:
+        """Whether the rung's loss reads TRL's sampled answers (all but the exact objective): only then do its seeds
+        differ. The exact rung's runs are the same at every seed (tested), so the ladder runs it once."""
+        return self.objective == "sampled"
+
+    @property
     def trl_native(self) -> bool:
         """Whether TRL's own ``_compute_loss`` runs this rung (rung 0)."""
         return self == replace(LADDER[0], key=self.key, change=self.change)
@@ -86,11 +97,11 @@ class Rung:
 def _ladder() -> tuple[Rung, ...]:
     steps = [
         ("trl", "TRL's GRPOTrainer, beta = 2", {}),
-        ("kl_exact", "ratio-weighted k3 -> exact sequence KL", {"kl": "exact"}),
         ("sequence_ratio", "token ratios -> sequence ratio", {"ratio": "sequence"}),
         ("paper_advantage", "Bessel std + 1e-4 -> Eq. 3's advantage", {"advantage": "paper"}),
         ("adam_reset", "one Adam -> a fresh Adam per outer step", {"reset_adam": True}),
         ("exact_p", "group p_hat -> exact p_old", {"p": "exact"}),
+        ("kl_exact", "ratio-weighted k3 -> exact sequence KL", {"kl": "exact"}),
         ("exact", "G samples -> every answer enumerated", {"objective": "exact"}),
     ]
     rungs, knobs = [], {}
@@ -185,7 +196,13 @@ class _LadderMixin:
         self._outputs = torch.as_tensor(task.outputs)
         self._reward = torch.as_tensor(task.reward_table(), dtype=torch.float32)
         self._index = {tuple(int(t) for t in row): i for i, row in enumerate(task.prompts)}
-        self._table_ref = torch.as_tensor(setup.logp_ref, dtype=torch.float32)
+        with torch.random.fork_rng(devices=[]):  # building a model seeds torch: leave TRL's seeded stream as it was
+            ref = build_model(setup.cfg.base.model, task.prompt_len + task.out_len, setup.cfg.base.seed)
+        ref.load_state_dict(setup.state)
+        with torch.no_grad():
+            self._table_ref = enumerate_outcomes_hf(ref, self._prompts, self._outputs)
+        n_leave = self._table_ref.shape[1] - self._reward.shape[1]  # the outcomes that leave the digits: reward 0
+        self._reward_outcomes = torch.cat([self._reward, torch.zeros(task.n_prompts, n_leave)], dim=1)
         self._outer = -1
         self._p_old = None
 
@@ -231,10 +248,10 @@ class _LadderMixin:
         else:
             adv = inputs["advantages"]
         needs_table = rung.kl == "exact" or rung.objective == "exact"
-        table = enumerate_logprobs_hf(model, self._prompts, self._outputs) if needs_table else None
+        table = enumerate_outcomes_hf(model, self._prompts, self._outputs) if needs_table else None
         table_adv = None
         if rung.objective == "exact":
-            table_adv = _paper_advantage(self._reward, self._p_old.unsqueeze(1), PAPER_EPS)
+            table_adv = _paper_advantage(self._reward_outcomes, self._p_old.unsqueeze(1), PAPER_EPS)
         return ladder_loss(
             rung,
             beta=self.beta,
@@ -286,19 +303,25 @@ def run_rung(setup: TRLSetup, rung: Rung, seed: int) -> dict:
     }
 
 
-def run_ladder(cfg: TRLRunConfig, seeds=LADDER_SEEDS, rungs=None, progress: bool = True) -> dict:
-    """SFT to pi_ref once, then every rung (``rungs``: keys, default all) at every seed; the JSON summary."""
+def run_ladder(
+    cfg: TRLRunConfig, seeds=LADDER_SEEDS, rungs=None, progress: bool = True, checkpoint: Path | None = None
+) -> dict:
+    """SFT to pi_ref once, then every rung (``rungs``: keys, default all) at every seed (a rung that uses no sample
+    at the first seed only); the JSON summary. ``checkpoint``: a file rewritten with the runs after each run."""
     from tqdm.auto import tqdm
 
-    chosen = [r for r in LADDER if rungs is None or r.key in rungs]
+    by_key = {r.key: r for r in LADDER}
+    chosen = list(LADDER) if rungs is None else [by_key[k] for k in rungs]  # run in the order asked
     t0 = time.perf_counter()
     setup = prepare_trl(cfg)
     out_rungs = []
-    jobs = [(r, s) for r in chosen for s in seeds]
+    jobs = [(r, s) for r in chosen for s in (seeds if r.uses_samples else seeds[:1])]
     runs: dict[str, list] = {r.key: [] for r in chosen}
     for rung, seed in tqdm(jobs, desc="ladder", disable=not progress):
         runs[rung.key].append(run_rung(setup, rung, seed))
-    for rung in chosen:
+        if checkpoint is not None:  # each finished run, in case the process stops before the end
+            checkpoint.write_text(json.dumps({"p_ref": setup.p_ref.tolist(), "runs": runs}))
+    for rung in sorted(chosen, key=list(LADDER).index):
         beta, eps = theory_parameters(rung, cfg.G)
         theory, finite = predictions(setup.p_ref, beta, eps, cfg.G, cfg.n)
         out_rungs.append(
@@ -355,6 +378,8 @@ def merge_ladders(results: list[dict]) -> dict:
     for key in sorted(by_key, key=order.index):
         rung = by_key[key]
         rung["runs"].sort(key=lambda run: run["seed"])
+        if rung["objective"] != "sampled":  # the same run at every seed: keep one, the first seed's
+            rung["runs"] = rung["runs"][:1]
         merged["rungs"].append(rung)
     merged["wall_s"] = sum(r["wall_s"] for r in results)
     merged["sft_s"] = statistics.mean(r["sft_s"] for r in results)

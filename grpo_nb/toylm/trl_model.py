@@ -7,7 +7,8 @@
   no dropout, on the CPU in float32. Its head covers the whole vocabulary, so unlike the book's ``TinyLM`` it can
   emit ``+``, ``=`` or ``<eos>``: such an answer earns reward 0.
 - ``enumerate_logprobs_hf``: log pi(o|q) of every digit answer o, exactly (the softmax runs over the whole
-  vocabulary, so sum_o pi(o|q) < 1 by the mass on non-digit tokens).
+  vocabulary, so sum_o pi(o|q) < 1 by the mass on non-digit tokens); ``enumerate_outcomes_hf`` adds every way to
+  leave the digit answers (a digit prefix, then a non-digit token), so that its probabilities sum to 1.
 - ``sft_hf``: the book's SFT (:mod:`grpo_nb.toylm.sft`: full-batch AdamW on the demonstrations' frequency table).
 - ``save_local``: model and tokenizer written to a folder, which becomes the model's ``name_or_path``: TRL rebuilds
   the reference model from it when beta > 0 (offline, no hub).
@@ -23,7 +24,16 @@ import torch
 from grpo_nb.toylm.configs import ModelConfig, SFTConfig
 from grpo_nb.toylm.task import EQ, N_DIGITS, PLUS
 
-__all__ = ["EOS", "TRL_VOCAB_SIZE", "build_model", "build_tokenizer", "enumerate_logprobs_hf", "save_local", "sft_hf"]
+__all__ = [
+    "EOS",
+    "TRL_VOCAB_SIZE",
+    "build_model",
+    "build_tokenizer",
+    "enumerate_logprobs_hf",
+    "enumerate_outcomes_hf",
+    "save_local",
+    "sft_hf",
+]
 
 EOS = 12
 TRL_VOCAB_SIZE = 13
@@ -65,13 +75,11 @@ def build_model(cfg: ModelConfig, max_len: int, seed: int):
         return GPT2LMHeadModel(config).float()
 
 
-def enumerate_logprobs_hf(model: torch.nn.Module, prompts: torch.Tensor, outputs: torch.Tensor) -> torch.Tensor:
-    """log pi(o|q) for every prompt (P, T0) and every digit answer (K, L) in product order: shape (P, K).
-
-    As :func:`grpo_nb.toylm.rollout.enumerate_logprobs`: one forward pass over the 10**(L-1) prefixes per prompt.
-    """
+def _prefix_logprobs(model: torch.nn.Module, prompts: torch.Tensor, out_len: int) -> torch.Tensor:
+    """log pi(v | q, d_1..d_t) over the whole vocabulary v, at every position t < L after every digit prefix:
+    (P, 10**(L-1), L, V), the second axis the first L-1 digits in product order (position t reads only d_1..d_t).
+    One forward pass over the 10**(L-1) prefixes per prompt."""
     n_prompts, t0 = prompts.shape
-    k, out_len = outputs.shape
     dev = prompts.device
     index = torch.arange(N_DIGITS ** (out_len - 1), device=dev)
     place = N_DIGITS ** torch.arange(out_len - 2, -1, -1, device=dev)
@@ -79,10 +87,51 @@ def enumerate_logprobs_hf(model: torch.nn.Module, prompts: torch.Tensor, outputs
     n_pre = pre.shape[0]
     seq = torch.cat([prompts.repeat_interleave(n_pre, 0), pre.repeat(n_prompts, 1)], dim=1)
     logits = model(input_ids=seq).logits
-    lp = torch.log_softmax(logits[:, t0 - 1 :].float(), dim=-1)[..., :N_DIGITS]
-    lp = lp.reshape(n_prompts, n_pre, out_len, N_DIGITS)[:, torch.arange(k, device=dev) // N_DIGITS]
+    lp = torch.log_softmax(logits[:, t0 - 1 :].float(), dim=-1)
+    return lp.reshape(n_prompts, n_pre, out_len, -1)
+
+
+def _digit_answers(lp: torch.Tensor, outputs: torch.Tensor) -> torch.Tensor:
+    """log pi(o|q) of every digit answer (K, L) from :func:`_prefix_logprobs`' table: (P, K)."""
+    n_prompts = lp.shape[0]
+    k, out_len = outputs.shape
+    lp = lp[..., :N_DIGITS][:, torch.arange(k, device=lp.device) // N_DIGITS]
     idx = outputs.view(1, k, out_len, 1).expand(n_prompts, k, out_len, 1)
     return lp.gather(-1, idx).squeeze(-1).sum(-1)
+
+
+def enumerate_logprobs_hf(model: torch.nn.Module, prompts: torch.Tensor, outputs: torch.Tensor) -> torch.Tensor:
+    """log pi(o|q) for every prompt (P, T0) and every digit answer (K, L) in product order: shape (P, K).
+
+    As :func:`grpo_nb.toylm.rollout.enumerate_logprobs`: one forward pass over the 10**(L-1) prefixes per prompt.
+    """
+    return _digit_answers(_prefix_logprobs(model, prompts, outputs.shape[1]), outputs)
+
+
+def enumerate_outcomes_hf(model: torch.nn.Module, prompts: torch.Tensor, outputs: torch.Tensor) -> torch.Tensor:
+    """log pi(y|q) of every *outcome* y of an answer, shape (P, K + M): the K digit answers (product order, as
+    :func:`enumerate_logprobs_hf`), then every way to leave them, a digit prefix d_1..d_t (t = 0..L-1, product
+    order) followed by one non-digit token (``+``, ``=`` or ``<eos>``): M = 3 (1 + 10 + ... + 10**(L-1)).
+
+    Every answer the model can emit has exactly one outcome (an answer that leaves the digits is cut after the
+    first non-digit token: its reward is 0 whatever follows), so the outcomes' probabilities sum to 1 and a KL over
+    them is a KL (over the digit answers alone it is not: the network can move mass off them). The outcome space is
+    finite and the reward a function of the outcome, so Theorem 1 applies to it as it stands.
+    """
+    out_len = outputs.shape[1]
+    lp = _prefix_logprobs(model, prompts, out_len)
+    n_prompts, n_pre = lp.shape[:2]
+    parts = [_digit_answers(lp, outputs)]
+    for t in range(out_len):
+        rows = torch.arange(N_DIGITS**t, device=lp.device) * N_DIGITS ** (out_len - 1 - t)  # prefixes d_1..d_t, 0s
+        at = lp[:, rows]  # (P, 10**t, L, V)
+        prefix = torch.zeros(n_prompts, rows.numel(), device=lp.device)
+        for j in range(t):
+            digit = (rows // N_DIGITS ** (out_len - 2 - j)) % N_DIGITS
+            prefix = prefix + at[:, torch.arange(rows.numel(), device=lp.device), j, digit]
+        leave = at[:, :, t, N_DIGITS:]  # (P, 10**t, V - 10): the non-digit tokens at position t
+        parts.append((prefix.unsqueeze(-1) + leave).reshape(n_prompts, -1))
+    return torch.cat(parts, dim=1)
 
 
 def sft_hf(

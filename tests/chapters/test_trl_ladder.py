@@ -54,14 +54,21 @@ def test_each_rung_changes_exactly_one_knob_towards_the_theory():
         changed = [k for k in KNOBS if getattr(a, k) != getattr(b, k)]
         assert len(changed) == 1, (b.key, changed)
     last = tl.LADDER[-1]
-    assert (last.kl, last.ratio, last.objective, last.p) == ("exact", "sequence", "exact", "exact") and last.reset_adam
+    assert (last.kl, last.ratio, last.objective, last.p, last.advantage) == (
+        "exact",
+        "sequence",
+        "exact",
+        "exact",
+        "paper",
+    )
+    assert last.reset_adam
 
 
 def test_rung_zero_is_trls_loss_and_a_wrong_rung_or_reward_fails(tiny_setup, monkeypatch):
     for seed in SEEDS:
         ok = tl.loss_agreement(tiny_setup, seed=seed)
         assert ok.loss_gap < 1e-6 * max(1.0, abs(ok.trl_loss)) and ok.advantage_gap < 1e-6
-    for wrong in tl.LADDER[1:3]:  # the exact KL, the sequence ratio: not TRL's loss
+    for wrong in (tl.LADDER[1], tl.LADDER[5]):  # the sequence ratio, the exact KL: not TRL's loss
         assert tl.loss_agreement(tiny_setup, wrong).loss_gap > 1e-3
     real = tl._sequence_rewards
     monkeypatch.setattr(tl, "_sequence_rewards", lambda task, q, ids: 1.0 - real(task, q, ids))
@@ -74,7 +81,8 @@ def test_the_small_ladder_keeps_its_invariants_at_every_seed(tiny_ladder):
     assert [r["key"] for r in result["rungs"]] == [r.key for r in tl.LADDER]
     p_ref = np.asarray(result["p_ref"])
     for rung in result["rungs"]:
-        assert [run["seed"] for run in rung["runs"]] == list(tl.LADDER_SEEDS)
+        seeds = list(tl.LADDER_SEEDS) if rung["objective"] == "sampled" else [tl.LADDER_SEEDS[0]]
+        assert [run["seed"] for run in rung["runs"]] == seeds
         h, fin = np.asarray(rung["p_theory"]), np.asarray(rung["p_finite_group"])
         assert np.all(h >= p_ref[:, None] - 1e-12) and np.all(fin >= p_ref[:, None] - 1e-9)  # Theorem 3's side
         for run in rung["runs"]:
@@ -82,10 +90,32 @@ def test_the_small_ladder_keeps_its_invariants_at_every_seed(tiny_ladder):
             assert p.shape == (p_ref.size, cfg["n"] + 1) and np.array_equal(p[:, 0], p_ref)
             assert len(run["inner_loss"]) == cfg["mu"] * cfg["n"] and np.all(np.isfinite(run["inner_loss"]))
             assert np.asarray(run["group_successes"]).max() <= cfg["G"]
-    exact = result["rungs"][-1]["runs"]  # the exact rung uses none of the samples: every seed gives the same run
-    assert all(run["p_measured"] == exact[0]["p_measured"] for run in exact)
     sampled = result["rungs"][0]["runs"]
     assert any(run["p_measured"] != sampled[0]["p_measured"] for run in sampled)
+
+
+def test_the_exact_rung_is_the_same_at_every_seed_so_the_ladder_runs_it_once(tiny_setup):
+    exact = tl.LADDER[-1]
+    assert not exact.uses_samples and all(r.uses_samples for r in tl.LADDER[:-1])
+    runs = [tl.run_rung(tiny_setup, exact, seed) for seed in SEEDS]
+    assert all(run["p_measured"] == runs[0]["p_measured"] for run in runs)
+    sampled = [tl.run_rung(tiny_setup, tl.LADDER[-2], seed)["p_measured"] for seed in SEEDS[:2]]
+    assert sampled[0] != sampled[1]  # the rung before reads the samples, and its seeds differ
+
+
+def test_the_outcome_table_is_a_distribution_and_the_digit_table_is_not(tiny_setup):
+    import torch
+
+    from grpo_nb.toylm.trl_model import build_model, enumerate_logprobs_hf, enumerate_outcomes_hf
+
+    task = tiny_setup.task
+    model = build_model(tiny_setup.cfg.base.model, task.prompt_len + task.out_len, 1)  # an untrained network
+    prompts, outputs = torch.as_tensor(task.prompts), torch.as_tensor(task.outputs)
+    with torch.no_grad():
+        full, digits = enumerate_outcomes_hf(model, prompts, outputs), enumerate_logprobs_hf(model, prompts, outputs)
+    assert torch.equal(full[:, : outputs.shape[0]], digits)
+    assert torch.allclose(full.exp().sum(dim=1), torch.ones(len(prompts)), atol=1e-5)
+    assert (1 - digits.exp().sum(dim=1)).min() > 0.1  # an untrained head puts mass on the non-digit tokens
 
 
 def test_merge_joins_parallel_halves_into_the_single_run_and_rejects_a_mismatch(tiny_ladder):
@@ -115,7 +145,12 @@ def test_the_statistics_count_and_measure_what_they_say(tiny_ladder):
     e = lc.Estimate.of([1.0, 2.0, 3.0])
     assert (e.mean, e.se) == (2.0, pytest.approx(1 / np.sqrt(3)))
     d = e.minus(lc.Estimate.of([0.0, 0.0, 0.0]))
-    assert d.se == pytest.approx(e.se) and d.values == (1.0, 2.0, 3.0)
+    assert (d.mean, d.se) == (2.0, pytest.approx(e.se))
+    one = lc.Estimate.of([0.5], exact=True)
+    assert (one.mean, one.se) == (0.5, 0.0)
+    for bad, kwargs in (([0.5], {}), ([0.5, 0.6], {"exact": True})):
+        with pytest.raises(ValueError, match="values"):
+            lc.Estimate.of(bad, **kwargs)
     with pytest.raises(ValueError, match="not a ladder"):
         lc.load_ladder("trl_full.json")
 
@@ -126,6 +161,7 @@ def test_the_cached_full_ladder_has_the_schema_versions_and_seeds():
     assert [r["key"] for r in result["rungs"]] == [r.key for r in tl.LADDER]
     for rung, ref in zip(result["rungs"], tl.LADDER, strict=True):
         assert {k: rung[k] for k in asdict(ref)} == asdict(ref)
-        assert [run["seed"] for run in rung["runs"]] == list(tl.LADDER_SEEDS)
+        seeds = list(tl.LADDER_SEEDS) if ref.uses_samples else [tl.LADDER_SEEDS[0]]
+        assert [run["seed"] for run in rung["runs"]] == seeds
     assert "CPU" in result["hardware"] or "GPU" in result["hardware"]
     assert {"trl", "transformers", "torch"} <= set(result["versions"])

@@ -55,15 +55,22 @@ class Estimate:
     values: tuple[float, ...]
 
     @classmethod
-    def of(cls, values) -> Estimate:
+    def of(cls, values, *, exact: bool = False) -> Estimate:
+        """The mean of ``values`` and its standard error; ``exact``: a run with no sampling noise (one value, the
+        same at every seed), standard error 0."""
         v = np.asarray(values, dtype=float)
-        se = float(v.std(ddof=1) / np.sqrt(v.size)) if v.size > 1 else float("nan")
-        return cls(float(v.mean()), se, tuple(float(x) for x in v))
+        if exact:
+            if v.size != 1:
+                raise ValueError(f"values={values!r} has {v.size} values; valid: one, for an exact run")
+            return cls(float(v[0]), 0.0, (float(v[0]),))
+        if v.size < 2:
+            raise ValueError(f"values={values!r} has {v.size} values; valid: two or more seeds")
+        return cls(float(v.mean()), float(v.std(ddof=1) / np.sqrt(v.size)), tuple(float(x) for x in v))
 
     def minus(self, other: Estimate) -> Estimate:
-        """self - other with the standard error of two independent means (values: the per-seed differences)."""
-        diff = tuple(a - b for a, b in zip(self.values, other.values, strict=False))
-        return Estimate(self.mean - other.mean, float(np.hypot(self.se, other.se)), diff)
+        """self - other with the standard error of two independent means (no per-seed values: the two rungs' runs
+        are not paired)."""
+        return Estimate(self.mean - other.mean, float(np.hypot(self.se, other.se)), ())
 
     def __str__(self) -> str:
         return f"{self.mean:.3f} ± {self.se:.3f}"
@@ -107,16 +114,13 @@ def rung_stats(result: dict, rung: dict) -> LadderStats:
         max_f.append(gap_f.max())
         med_h.append(np.median(gap_h))
         easy_final.append(a["p"][easy, -1].mean())
+    exact = rung["objective"] == "exact"  # no sample is read: one run, the same at every seed
     return LadderStats(
         rung["key"],
         rung["change"],
         len(rung["runs"]),
         int(p_ref.size),
-        Estimate.of(below),
-        Estimate.of(med_f),
-        Estimate.of(max_f),
-        Estimate.of(med_h),
-        Estimate.of(easy_final),
+        *(Estimate.of(v, exact=exact) for v in (below, med_f, max_f, med_h, easy_final)),
     )
 
 
@@ -190,23 +194,25 @@ def inner_convergence(result: dict, key: str, tail: int = 10) -> InnerConvergenc
 
 #: the rungs as the figure names them (rung number, then what the rung has that the one before did not)
 SHORT_LABELS = {
-    "trl": "0 TRL, β = 2",
-    "kl_exact": "1 exact KL",
-    "sequence_ratio": "2 sequence ratio",
-    "paper_advantage": "3 Eq. 3's advantage",
-    "adam_reset": "4 fresh Adam",
-    "exact_p": "5 exact p_old",
+    "trl": r"0 TRL, $\beta = 2$",
+    "sequence_ratio": "1 sequence ratio",
+    "paper_advantage": "2 Eq. 3's advantage",
+    "adam_reset": "3 fresh Adam",
+    "exact_p": r"4 exact $p_{\mathrm{old}}$",
+    "kl_exact": "5 exact KL",
     "exact": "6 every answer",
 }
 
 
 def figure_data(stats: list[LadderStats]) -> dict[str, object]:
-    """The arguments of :func:`grpo_nb.plots.trl_ladder.plot_ladder`: labels and (rungs, seeds) arrays."""
+    """The arguments of :func:`grpo_nb.plots.trl_ladder.plot_ladder`: labels, per rung the counts below p_ref at
+    each seed, and (means, standard errors) of the counts and of the two median worst gaps."""
     return {
         "labels": [SHORT_LABELS[s.key] for s in stats],
-        "below_ref": np.array([s.below_ref.values for s in stats]),
-        "gap_finite": np.array([s.median_gap_finite.values for s in stats]),
-        "gap_h": np.array([s.median_gap_h.values for s in stats]),
+        "below_ref": [s.below_ref.values for s in stats],
+        "below_se": [s.below_ref.se for s in stats],
+        "gap_finite": ([s.median_gap_finite.mean for s in stats], [s.median_gap_finite.se for s in stats]),
+        "gap_h": ([s.median_gap_h.mean for s in stats], [s.median_gap_h.se for s in stats]),
         "n_prompts": stats[0].n_prompts,
     }
 
