@@ -165,3 +165,22 @@ def test_the_cached_full_ladder_has_the_schema_versions_and_seeds():
         assert [run["seed"] for run in rung["runs"]] == seeds
     assert "CPU" in result["hardware"] or "GPU" in result["hardware"]
     assert {"trl", "transformers", "torch"} <= set(result["versions"])
+
+
+def test_restoration_finds_the_first_clean_rung_and_a_relapse_moves_it(tiny_ladder):
+    result = json.loads(json.dumps(tiny_ladder["all"]))
+    p_ref = result["p_ref"]
+    rungs = {r["key"]: r for r in result["rungs"]}
+
+    def set_final(key: str, below: bool) -> None:  # every prompt ends just below (or above) its p_ref
+        shift = -1e-3 if below else 1e-3
+        for run in rungs[key]["runs"]:
+            run["p_measured"] = [row[:-1] + [p + shift] for row, p in zip(run["p_measured"], p_ref, strict=True)]
+
+    for rung in tl.LADDER:
+        set_final(rung.key, below=rung.key not in ("kl_exact", "exact"))
+    found = lc.ladder_findings(result)
+    assert found.restoration.first == 5 and found.below["exact_p"] == (len(p_ref), len(p_ref))
+    assert found.largest_drop[0] == 5 and found.largest_drop[1].mean == -len(p_ref)
+    set_final("exact", below=True)  # a relapse on the last rung: no rung from which all stay clean
+    assert lc.ladder_findings(result).restoration.first is None

@@ -18,9 +18,9 @@ import numpy as np
 from grpo_nb.report import Table
 
 __all__ = [
-    "FallingPrompts",
+    "LadderFindings",
     "Restoration",
-    "falling_prompts",
+    "ladder_findings",
     "SHORT_LABELS",
     "figure_data",
     "restoration",
@@ -32,6 +32,7 @@ __all__ = [
     "ladder_table",
     "load_ladder",
     "rung_stats",
+    "rung_zero_is_run",
     "step_differences",
 ]
 
@@ -169,27 +170,26 @@ def ladder_table(stats: list[LadderStats]) -> Table:
 
 @dataclass(frozen=True)
 class InnerConvergence:
-    """How far a rung's inner loop gets: per outer step, the share of the inner loss's total fall (first to last of
-    the mu steps) that happens in the last ``tail`` steps; the largest share over outer steps and seeds."""
+    """How far a rung's inner loops get: per seed, the largest |fall of the loss over the last ``tail`` of the mu
+    inner steps| over the outer steps, as a share of the largest fall over a whole inner loop (``shares``)."""
 
     key: str
     tail: int
     mu: int
-    worst_tail_share: float
-    shares: np.ndarray  # (seeds, n)
+    shares: tuple[float, ...]
 
 
 def inner_convergence(result: dict, key: str, tail: int = 10) -> InnerConvergence:
-    """:class:`InnerConvergence` of rung ``key``: a share near 0 means the inner objective has levelled off."""
+    """:class:`InnerConvergence` of rung ``key``: a share near 0 means every inner loop has levelled off by its end."""
     rung = next(r for r in result["rungs"] if r["key"] == key)
     mu = int(result["trl_config"]["mu"])
+    tail = min(tail, mu - 1)  # a small ladder's inner loop may be shorter than the tail
     shares = []
     for run in rung["runs"]:
         loss = np.asarray(run["inner_loss"], dtype=float).reshape(-1, mu)
-        total = loss[:, 0] - loss[:, -1]
-        shares.append((loss[:, -tail - 1] - loss[:, -1]) / np.where(total != 0, total, np.nan))
-    shares = np.asarray(shares)
-    return InnerConvergence(key, tail, mu, float(np.nanmax(np.abs(shares))), shares)
+        total = np.abs(loss[:, 0] - loss[:, -1]).max()
+        shares.append(float(np.abs(loss[:, -tail - 1] - loss[:, -1]).max() / total))
+    return InnerConvergence(key, tail, mu, tuple(shares))
 
 
 #: the rungs as the figure names them (rung number, then what the rung has that the one before did not)
@@ -245,38 +245,43 @@ def restoration(stats: list[LadderStats], z: float = 2.0) -> Restoration:
 
 
 @dataclass(frozen=True)
-class FallingPrompts:
-    """The prompts of one rung that end below p_ref, pooled over its seeds: how many (prompt, seed) pairs, the
-    smallest and largest p_ref among them, and the share of their groups that carry no signal (all G answers fail,
-    or all succeed: advantage 0 for the whole group), against that share over every other (prompt, seed) pair."""
+class LadderFindings:
+    """What the section states of the ladder, per rung key: the fewest and most prompts
+    below p_ref over the seeds (``below``), the smallest and largest median worst gap to h^n (``gap_h``) and to the
+    finite-group chain (``gap_finite``); the step with the largest fall in the count below p_ref (``largest_drop``,
+    its rung index and the change with its standard error); :class:`Restoration`; per rung the inner-loop tail
+    shares of its seeds (:func:`inner_convergence`)."""
 
-    key: str
-    n_falling: int
-    n_pairs: int
-    p_ref_range: tuple[float, float]
-    silent_share_falling: float
-    silent_share_others: float
-
-
-def falling_prompts(result: dict, key: str) -> FallingPrompts:
-    """:class:`FallingPrompts` of rung ``key``: which prompts fall below p_ref, and whether their groups were silent."""
-    rung = next(r for r in result["rungs"] if r["key"] == key)
-    p_ref = np.asarray(result["p_ref"], dtype=float)
-    G = int(result["trl_config"]["G"])
-    falling_ref, silent_f, silent_o = [], [], []
-    for run in rung["runs"]:
-        p = np.asarray(run["p_measured"], dtype=float)
-        k = np.asarray(run["group_successes"])
-        silent = (k == 0) | (k == G)
-        down = p[:, -1] < p_ref
-        falling_ref.extend(p_ref[down])
-        silent_f.extend(silent[down].ravel())
-        silent_o.extend(silent[~down].ravel())
-    n_pairs = len(rung["runs"]) * p_ref.size
-    rng = (float(min(falling_ref)), float(max(falling_ref))) if falling_ref else (float("nan"), float("nan"))
-    return FallingPrompts(key, len(falling_ref), n_pairs, rng, _share(silent_f), _share(silent_o))
+    below: dict[str, tuple[int, int]]
+    gap_h: dict[str, tuple[float, float]]
+    gap_finite: dict[str, tuple[float, float]]
+    largest_drop: tuple[int, Estimate]
+    restoration: Restoration
+    tail_shares: dict[str, tuple[float, ...]]
 
 
-def _share(flags: list) -> float:
-    """The share of True among ``flags`` (NaN for none)."""
-    return float(np.mean(flags)) if flags else float("nan")
+def ladder_findings(result: dict) -> LadderFindings:
+    """:class:`LadderFindings` of a ladder summary."""
+    stats = rungs = ladder_stats(result)
+
+    def span(est: Estimate) -> tuple[float, float]:
+        return (min(est.values), max(est.values))
+
+    drops = [d["below_ref"] for d in step_differences(rungs)]
+    i = int(np.argmin([d.mean for d in drops]))
+    return LadderFindings(
+        below={s.key: tuple(int(v) for v in span(s.below_ref)) for s in stats},
+        gap_h={s.key: span(s.median_gap_h) for s in stats},
+        gap_finite={s.key: span(s.median_gap_finite) for s in stats},
+        largest_drop=(i + 1, drops[i]),
+        restoration=restoration(rungs),
+        tail_shares={r["key"]: inner_convergence(result, r["key"]).shares for r in result["rungs"]},
+    )
+
+
+def rung_zero_is_run(ladder: dict, result: dict, key: str) -> bool:
+    """Whether the ladder's rung 0 at its first seed is, prompt by prompt and step by step, the TRL chapter's cached
+    run ``key`` of ``result`` (``trl_full.json``): the same trainer, settings, seed and pi_ref."""
+    rung0 = np.asarray(ladder["rungs"][0]["runs"][0]["p_measured"])
+    run = np.asarray([row["p_measured"] for row in result["runs"][key]["per_prompt"]])
+    return rung0.shape == run.shape and bool(np.array_equal(rung0, run))
