@@ -151,11 +151,14 @@ def ladder_loss(
     table_adv: torch.Tensor | None = None,
     out_len: int,
 ) -> torch.Tensor:
-    """The loss a rung minimises on one generation batch (to be divided by nothing: TRL's ``dapo`` scale).
+    """The loss a rung minimises on one generation batch, on TRL's ``dapo`` scale (a mean over tokens).
 
     ``logp``, ``old_logp``, ``ref_logp`` and ``mask`` are TRL's per-token (B, T) tensors, ``advantages`` (B,) the
-    rung's advantages of the sampled completions; ``table`` (P, K) is log pi_theta of every digit answer,
-    ``table_ref`` log pi_ref's, ``table_adv`` the exact-objective rung's A(q, o). With every knob at TRL's setting it
+    rung's advantages of the sampled completions; ``table`` (P, K + M) is log pi_theta of every outcome of an answer
+    (:func:`grpo_nb.toylm.trl_model.enumerate_outcomes_hf`: the digit answers and every way to leave them, so that
+    the exact KL is a KL), ``table_ref`` log pi_ref's, ``table_adv`` the exact rung's A(q, y) (Eq. 6 with exact
+    expectations: an outcome's A is Eq. 3 at the exact p_old, and one that leaves the digits is a failure).
+    With every knob at TRL's setting it
     is TRL's ``_compute_loss`` for ``loss_type="dapo"`` without clipping: sum over tokens of
     -ratio_t A + beta k3_t ratio_t, divided by the number of tokens. Every other setting keeps that scale: a
     sequence-level term is divided by ``out_len`` (the tokens of a full answer), so that on policy every rung's
