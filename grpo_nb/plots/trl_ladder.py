@@ -19,9 +19,9 @@ def plot_ladder(
     labels: Sequence[str],
     below_ref: Sequence[Sequence[float]],
     below_se: Sequence[float],
+    *,
     gap_finite: tuple[Sequence[float], Sequence[float]],
     gap_h: tuple[Sequence[float], Sequence[float]],
-    *,
     n_prompts: int,
 ) -> Figure:
     """Two panels sharing the rungs (rows, rung 0 on top): left, the prompts that end below p_ref, each seed a dot

@@ -38,6 +38,7 @@ import torch
 
 from grpo_nb.toylm.trl_model import build_model, enumerate_logprobs_hf, enumerate_outcomes_hf
 from grpo_nb.toylm.trl_trainer import (
+    DEVICE,
     TRL_CONFIGS,
     TRL_EPS,
     TRLRun,
@@ -195,9 +196,9 @@ class _LadderMixin:
     def _ladder_init(self, rung: Rung, setup: TRLSetup) -> None:
         self.rung, self.setup, self.inner_losses = rung, setup, []
         task = setup.task
-        self._prompts = torch.as_tensor(task.prompts)
-        self._outputs = torch.as_tensor(task.outputs)
-        self._reward = torch.as_tensor(task.reward_table(), dtype=torch.float32)
+        self._prompts = torch.as_tensor(task.prompts, device=DEVICE)
+        self._outputs = torch.as_tensor(task.outputs, device=DEVICE)
+        self._reward = torch.as_tensor(task.reward_table(), dtype=torch.float32, device=DEVICE)
         self._index = {tuple(int(t) for t in row): i for i, row in enumerate(task.prompts)}
         with torch.random.fork_rng(devices=[]):  # building a model seeds torch: leave TRL's seeded stream as it was
             ref = build_model(setup.cfg.base.model, task.prompt_len + task.out_len, setup.cfg.base.seed)
@@ -205,7 +206,7 @@ class _LadderMixin:
         with torch.no_grad():
             self._table_ref = enumerate_outcomes_hf(ref, self._prompts, self._outputs)
         n_leave = self._table_ref.shape[1] - self._reward.shape[1]  # the outcomes that leave the digits: reward 0
-        self._reward_outcomes = torch.cat([self._reward, torch.zeros(task.n_prompts, n_leave)], dim=1)
+        self._reward_outcomes = torch.cat([self._reward, torch.zeros(task.n_prompts, n_leave, device=DEVICE)], dim=1)
         self._outer = -1
         self._p_old = None
 
@@ -240,13 +241,13 @@ class _LadderMixin:
         logp, _, _ = self._get_per_token_logps_and_entropies(model, input_ids, attention, completion_ids.size(1))
         old = inputs.get("old_per_token_logps")
         old = logp.detach() if old is None else old
-        q = torch.as_tensor([self._index[tuple(int(t) for t in row)] for row in prompt_ids])
+        q = torch.as_tensor([self._index[tuple(int(t) for t in row)] for row in prompt_ids], device=prompt_ids.device)
         r = _sequence_rewards(task, q, completion_ids)
         if rung.p == "exact":
             adv = _paper_advantage(r, self._p_old[q], PAPER_EPS)
         elif rung.advantage == "paper":
-            counts = torch.zeros(task.n_prompts).index_add_(0, q, torch.ones_like(r))
-            p_hat = torch.zeros(task.n_prompts).index_add_(0, q, r) / counts.clamp(min=1.0)
+            counts = torch.zeros(task.n_prompts, device=r.device).index_add_(0, q, torch.ones_like(r))
+            p_hat = torch.zeros(task.n_prompts, device=r.device).index_add_(0, q, r) / counts.clamp(min=1.0)
             adv = _paper_advantage(r, p_hat[q], PAPER_EPS)
         else:
             adv = inputs["advantages"]
@@ -307,7 +308,7 @@ def run_rung(setup: TRLSetup, rung: Rung, seed: int) -> dict:
 
 
 def run_ladder(
-    cfg: TRLRunConfig, seeds=LADDER_SEEDS, rungs=None, progress: bool = True, checkpoint: Path | None = None
+    cfg: TRLRunConfig, seeds=LADDER_SEEDS, rungs=None, *, progress: bool = True, checkpoint: Path | None = None
 ) -> dict:
     """SFT to pi_ref once, then every rung (``rungs``: keys, default all) at every seed (a rung that uses no sample
     at the first seed only); the JSON summary. ``checkpoint``: a file rewritten with the runs after each run."""
@@ -326,7 +327,7 @@ def run_ladder(
             checkpoint.write_text(json.dumps({"p_ref": setup.p_ref.tolist(), "runs": runs}))
     for rung in sorted(chosen, key=list(LADDER).index):
         beta, eps = theory_parameters(rung, cfg.G)
-        theory, finite = predictions(setup.p_ref, beta, eps, cfg.G, cfg.n)
+        theory, finite = predictions(setup.p_ref, beta, eps, G=cfg.G, n=cfg.n)
         out_rungs.append(
             asdict(rung)
             | {
@@ -422,7 +423,8 @@ def loss_agreement(setup: TRLSetup, rung: Rung = LADDER[0], *, seed: int = 0, st
                 with torch.no_grad():
                     mine = self._rung_loss(model, inputs)
                 self.rung = LADDER[0]
-                q = torch.as_tensor([self._index[tuple(int(t) for t in row)] for row in inputs["prompt_ids"]])
+                ids = inputs["prompt_ids"]
+                q = torch.as_tensor([self._index[tuple(int(t) for t in row)] for row in ids], device=ids.device)
                 r = _sequence_rewards(task, q, inputs["completion_ids"])
                 adv = torch.empty_like(r)
                 for i in q.unique():

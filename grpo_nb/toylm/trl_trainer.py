@@ -295,7 +295,7 @@ def make_trainer(setup: TRLSetup, run: TRLRun, *, reward_log: list | None = None
     return trainer
 
 
-def predictions(p_ref: np.ndarray, beta: float, eps: float, G: int, n: int) -> tuple[np.ndarray, np.ndarray]:
+def predictions(p_ref: np.ndarray, beta: float, eps: float, *, G: int, n: int) -> tuple[np.ndarray, np.ndarray]:
     """The recursion h^n(p_ref) at (beta, eps) (:func:`grpo_nb.dynamics.iterate`) and the mean of the finite-group
     chain of groups of G (:func:`grpo_nb.ustat.finite_group.finite_group_law`), each (n+1, P)."""
     from grpo_nb.dynamics.map import iterate
@@ -312,7 +312,7 @@ def predictions(p_ref: np.ndarray, beta: float, eps: float, G: int, n: int) -> t
 def _theory(p_ref: np.ndarray, beta: float, G: int, n: int) -> tuple[np.ndarray, np.ndarray | None]:
     if beta == 0:
         return np.vstack([p_ref, np.ones((n, p_ref.size))]), None
-    return predictions(p_ref, beta_effective(beta, G), TRL_EPS, G, n)
+    return predictions(p_ref, beta_effective(beta, G), TRL_EPS, G=G, n=n)
 
 
 def _group_successes(log: list, n_prompts: int, n: int) -> np.ndarray:
