@@ -120,6 +120,8 @@ def _main_ladder(args: argparse.Namespace, parser: argparse.ArgumentParser) -> i
             progress=not args.no_progress,
             checkpoint=partial,
         )
+        if partial is not None:  # finished: the summary written below replaces the checkpoint
+            partial.unlink(missing_ok=True)
     print(
         f"ladder={result['config']}  beta={result['beta']:g}  "
         + "  ".join(f"{k} {v}" for k, v in result["versions"].items())

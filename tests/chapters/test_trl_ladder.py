@@ -43,6 +43,7 @@ def tiny_ladder(tmp_path_factory):
         cmd = [*base, "--ladder", "tiny", *extra, "--out", str(out / f"{name}.json")]
         proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
         assert proc.returncode == 0, proc.stderr[-3000:]
+    assert not list(out.glob("*.partial.json"))  # a finished ladder leaves no checkpoint beside its summary
     cmd = [*base, "--merge", str(out / "a.json"), str(out / "b.json"), "--out", str(out / "merged.json")]
     assert subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True).returncode == 0
     return {k: json.loads((out / f"{k}.json").read_text()) for k in ("all", "merged")}
