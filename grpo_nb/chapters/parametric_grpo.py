@@ -56,11 +56,13 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ErrorPropagation",
+    "GPURunReport",
     "K3Gradient",
     "RunSummary",
     "Theorem5Budget",
     "admissible_deltas",
     "cost_table",
+    "gpu_run_report",
     "k3_gradient_direction",
     "per_prompt_table",
     "propagate",
@@ -253,6 +255,49 @@ def cost_table(estimate: GPUTimeEstimate) -> Table:
     "On a GPU")."""
     headers, rows = estimate.rows()
     return Table(headers, [[run_label(str(row[0])), *row[1:]] for row in rows])
+
+
+@dataclass(frozen=True)
+class GPURunReport:
+    """What the page says of the GPU run: ``measured`` (a record exists), one sentence, and the table (or None)."""
+
+    measured: bool
+    sentence: str
+    table: Table | None
+
+
+def gpu_run_report(path: str | None = None) -> GPURunReport:
+    """The numbers ``tools/gpu_run.sh`` measured on a GPU (:func:`grpo_nb.toylm.gpu_run.load_gpu_run`), one row per
+    run, or a sentence saying that no GPU run has been made (section "On a GPU")."""
+    from grpo_nb.toylm.gpu_run import load_gpu_run
+
+    record = load_gpu_run(path)
+    if record is None:
+        sentence = (
+            "No GPU run has been made yet: every number on this page was measured on a CPU, and the times above "
+            "are an estimate. tools/gpu_run.sh makes that run on a CUDA machine and writes its numbers into the package."
+        )
+        return GPURunReport(False, sentence, None)
+    tests = record["cuda_tests"]
+    sentence = (
+        f"Measured on {record['device']} (torch {record['torch']}, CUDA {record['cuda']}) on {record['date']}; "
+        f"the CUDA tests: {tests['passed']} passed, {tests['failed']} failed."
+    )
+    headers = ["trainer", "configuration", "wall time (s)", "main run (s)", "rollout (answer tokens / s)",
+               "median worst gap", "largest worst gap"]  # fmt: skip
+    rows = [
+        [
+            run["trainer"],
+            run["config"],
+            f"{run['wall_s']:.1f}",
+            f"{run['grpo_s']:.1f}",
+            "—" if run["rollout_tokens_per_s"] is None else f"{run['rollout_tokens_per_s']:,.0f}",
+            f"{run['median_max_gap']:.3f}",
+            f"{run['max_gap']:.3f}",
+        ]  # fmt: skip
+        for run in record["runs"]
+    ]
+    return GPURunReport(True, sentence, Table(headers, rows))
 
 
 def admissible_deltas(tv_to_ideal: np.ndarray) -> np.ndarray:

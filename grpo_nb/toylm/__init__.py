@@ -14,6 +14,7 @@ Needs torch (the rest of grpo_nb does not). Modules, each small:
 - ``cost``       a configuration's GPU time (a T4 by default) from FLOPs and kernel launches counted on the CPU;
                  ``pick_config`` chooses ``quick`` or ``full`` by it
 - ``report``     the per-prompt table and the prompts picked across regimes; ``__main__`` the command line
+- ``gpu_run``    the numbers of the GPU run (``tools/gpu_run.sh``) as the package ships them, or None before one
 - ``trl_model``, ``trl_trainer``: the same task trained by TRL's GRPOTrainer (a tiny GPT-2, a local tokenizer; needs
   ``trl``); ``trl_ladder``: the ablation ladder, TRL's trainer moved toward the theory one knob per rung; the TRL
   chapter's checks of TRL's knobs and its tables of the cached runs are :mod:`grpo_nb.chapters.trl_grpo`
@@ -33,6 +34,7 @@ from grpo_nb.toylm.experiment import (
     run_grpo,
     run_plan,
 )
+from grpo_nb.toylm.gpu_run import load_gpu_run
 
 __all__ = [
     "FULL",
@@ -44,6 +46,7 @@ __all__ = [
     "RunRecord",
     "SFTConfig",
     "TaskConfig",
+    "load_gpu_run",
     "pick_config",
     "prepare",
     "run_all",
