@@ -7,13 +7,27 @@ its prose: ``$...$`` in a cell is math, and a ``|`` inside a cell must be escape
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from importlib import resources
 
 from IPython.display import Markdown
 
-__all__ = ["NO_VALUE", "Table", "bound", "escape_markdown", "markdown_table", "show_checked"]
+__all__ = [
+    "NO_VALUE",
+    "SEED_SWEEP_FILE",
+    "SweptClaim",
+    "Table",
+    "bound",
+    "escape_markdown",
+    "markdown_table",
+    "seed_claim",
+    "seed_sweep_report",
+    "show_checked",
+]
 
 NO_VALUE = "—"  # a NaN in a table marks a cell with no value (e.g. no next term): shown as a dash, not "nan"
 
@@ -108,3 +122,41 @@ class Table:
 
     def __repr__(self) -> str:
         return self._repr_markdown_()
+
+
+# --- claims about sampled runs, stated from the seed sweep ----------------------------------------------------------
+
+SEED_SWEEP_FILE = "seed_sweep.json"  # under grpo_nb/data/, written by tools/seed_sweep.py
+
+
+def seed_sweep_report() -> dict:
+    """The committed seed sweep (``tools/seed_sweep.py``): per chapter, its seeds, the machine, and for each claim
+    about a sampled run at how many seeds it held and its smallest margin. Ships with the package."""
+    return json.loads((resources.files("grpo_nb") / "data" / SEED_SWEEP_FILE).read_text())
+
+
+@dataclass(frozen=True)
+class SweptClaim:
+    """A claim about a sampled run that does not hold at every seed, stated as how often it held in the sweep."""
+
+    chapter: str
+    name: str
+    held: int
+    n_seeds: int
+
+    def __str__(self) -> str:
+        return f"{self.name}: at {self.held} of the sweep's {self.n_seeds} seeds"
+
+
+def seed_claim(chapter: str, name: str, value: object) -> SweptClaim:
+    """State the claim ``name`` of ``chapter`` as the frequency the seed sweep measured, not as an assert.
+
+    ``value`` is the claim on this page's draw; a live run does not read it (the page would then depend on the seed),
+    but the sweep records it, under ``name``, at every seed (``tools/seed_sweep.py``). ValueError where the committed
+    report has no such claim."""
+    del value  # evaluated by the caller, recorded by the sweep
+    entry = seed_sweep_report()["chapters"].get(chapter)
+    claims = {c["key"]: c for c in entry["claims"]} if entry else {}
+    if name not in claims:
+        raise ValueError(f"name={name!r}: no such claim of chapter={chapter!r} in grpo_nb/data/{SEED_SWEEP_FILE}")
+    return SweptClaim(chapter, name, claims[name]["held"], claims[name]["n_seeds"])

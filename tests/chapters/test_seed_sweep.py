@@ -1,0 +1,149 @@
+"""Claims about sampled runs are asserted only where the committed seed sweep saw them hold at every seed.
+
+``tools/seed_sweep.py`` runs each chapter whose draws follow a ``SEED`` parameter (``seed_sweep.sampled_chapters``: the
+torch chapters and those with numpy Monte Carlo runs) at 20 or more seeds, alone on the simulated other machine, with
+every ``assert`` recording instead of stopping, and writes ``grpo_nb/data/seed_sweep.json``. Here, without running
+anything long:
+
+- every live ``assert`` of those chapters (in the cells the sweep runs) held at every seed of the report, and every
+  claim a chapter states as a frequency (``grpo_nb.report.seed_claim``) is in the report;
+- the report is not older than the code: each chapter's fingerprint (its swept code cells and every ``grpo_nb``
+  module they import) matches the code as it is;
+- the check itself can fail: a fixture notebook whose assert holds at some seeds only, swept here, fails it, and so
+  does a report whose chapter code has changed since.
+
+The per-seed nbval runs (``test_chapter_seeds*.py``) stay as a live sample of the sweep.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import shutil
+
+import nbformat
+import pytest
+
+from grpo_nb.report import seed_claim, seed_sweep_report
+from tests.book_layout import BOOK, ROOT
+from tests.chapters.chapter_runs import TORCH_CHAPTERS
+from tools import seed_sweep, seed_sweep_runtime
+
+FRAGILE = ROOT / "tests" / "fixtures" / "notebooks" / "seed_fragile.json"
+
+
+def chapter(name: str) -> nbformat.NotebookNode:
+    return nbformat.read(BOOK / f"{name}.ipynb", as_version=4)
+
+
+@pytest.mark.parametrize("name", seed_sweep.sampled_chapters())
+def test_every_live_claim_held_at_every_seed_of_the_sweep(name):
+    entry = seed_sweep_report()["chapters"].get(name)
+    assert seed_sweep.violations(entry, chapter(name)) == []
+
+
+def test_the_sweep_covers_every_sampled_chapter_at_twenty_seeds_or_more():
+    report, sampled = seed_sweep_report(), seed_sweep.sampled_chapters()
+    assert set(TORCH_CHAPTERS) <= set(sampled) <= set(report["chapters"])
+    assert all(len(report["chapters"][c]["seeds"]) >= seed_sweep.MIN_SEEDS >= 20 for c in sampled)
+    assert (ROOT / "grpo_nb" / "data" / "seed_sweep.json").is_file()  # package data: Colab finds it
+
+
+@pytest.fixture(scope="module")
+def fragile_report(tmp_path_factory):
+    out = tmp_path_factory.mktemp("sweep") / "report.json"
+    seed_sweep.main(["--notebook", str(FRAGILE), "--seeds", "0-5", "--out", str(out)])
+    return json.loads(out.read_text())["chapters"]["seed_fragile"]
+
+
+def test_a_claim_that_holds_at_some_seeds_only_fails_the_check(fragile_report):
+    nb = nbformat.read(FRAGILE, as_version=4)
+    (claim,) = fragile_report["claims"]
+    assert 0 < claim["held"] < claim["n_seeds"] == 6
+    problems = seed_sweep.violations(fragile_report, nb, min_seeds=6)
+    assert len(problems) == 1 and "draws.sum() == 3" in problems[0] and "held at" in problems[0]
+    assert any("fewer than 20" in p for p in seed_sweep.violations(fragile_report, nb))
+
+
+def test_a_report_older_than_the_code_fails_the_check(fragile_report):
+    nb = nbformat.read(FRAGILE, as_version=4)
+    nb.cells[-1].source = nb.cells[-1].source.replace("size=3", "size=4")
+    assert any("older than the code" in p for p in seed_sweep.violations(fragile_report, nb, min_seeds=6))
+
+
+def test_a_package_module_a_chapter_imports_is_part_of_its_fingerprint(tmp_path, monkeypatch):
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_code_cell("from grpo_nb.dynamics.map import h", metadata={"tags": ["parameters"]}),
+        nbformat.v4.new_code_cell("assert h(0.5, 0.5, 1.0, 1e-5) > 0.5"),
+    ]
+    shutil.copytree(ROOT / "grpo_nb", tmp_path / "grpo_nb", ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(seed_sweep, "ROOT", tmp_path)
+    monkeypatch.setattr(seed_sweep, "PACKAGE", tmp_path / "grpo_nb")
+    before = seed_sweep.fingerprint(nb)
+    closure = {p.relative_to(tmp_path).as_posix() for p in seed_sweep.import_closure([nb.cells[0].source])}
+    assert {"grpo_nb/__init__.py", "grpo_nb/dynamics/__init__.py", "grpo_nb/dynamics/map.py"} <= closure
+    validation = tmp_path / "grpo_nb" / "validation.py"  # imported by dynamics.map, not by the cell
+    validation.write_text(validation.read_text() + "\n# changed\n")
+    assert seed_sweep.fingerprint(nb) != before
+
+
+def run_instrumented(source: str, namespace: dict) -> list[dict]:
+    seed_sweep_runtime.RECORDS.clear()
+    keys = [key for _, key in seed_sweep.claim_keys([nbformat.v4.new_code_cell(source)])]
+    code = seed_sweep.instrumented_source(source, keys)
+    exec(compile(code, "<cell>", "exec"), {"__sweep__": seed_sweep_runtime, **namespace})
+    return list(seed_sweep_runtime.RECORDS)
+
+
+def test_an_instrumented_assert_records_its_margin_and_does_not_stop():
+    import numpy as np
+
+    source = "assert x < 3 and (arr > 0.5).all()\nassert x > 2  # fails\nassert (arr > 1.5).any()\nassert x == 1"
+    recs = run_instrumented(source, {"x": 1.0, "arr": np.array([1.0, 2.0]), "np": np})
+    assert [r["held"] for r in recs] == [True, False, True, True]
+    assert recs[0]["margin"] == pytest.approx(0.5) and recs[1]["margin"] == pytest.approx(-1.0)
+    assert recs[2]["margin"] == pytest.approx(0.5) and recs[3]["margin"] is None
+    assert recs[0]["relative_margin"] == pytest.approx(0.5)  # (1 - 0.5) / max(|1|, |0.5|)
+
+
+def test_a_chained_comparison_and_a_loop_record_every_pass():
+    recs = run_instrumented("for v in (1.0, 2.0):\n    assert 0 < v <= 1.5", {})
+    assert [r["held"] for r in recs] == [True, False] and recs[1]["margin"] == pytest.approx(-0.5)
+
+
+def test_a_stated_claim_is_recorded_under_its_name_and_read_from_the_report():
+    source = "s = seed_claim('fixture', 'x is small', x < 0.1)"
+    assert seed_sweep.claims_in(source) == [("stated", "x is small")]
+    recs = run_instrumented(source, {"x": 0.2, "seed_claim": lambda chapter, name, value: value})
+    assert recs == [{"key": "x is small", "held": False, "margin": pytest.approx(-0.1), "relative_margin": -0.5}]
+    with pytest.raises(ValueError, match="no such claim"):
+        seed_claim("parametric_grpo", "a claim nobody made", True)
+
+
+def test_the_instrumented_source_is_the_cell_with_its_asserts_replaced():
+    source = "y = 2\nassert y > 1, 'message'\nprint(y)"
+    code = seed_sweep.instrumented_source(source, ["y > 1"])
+    tree = ast.parse(code)
+    assert not any(isinstance(n, ast.Assert) for n in ast.walk(tree)) and "__sweep__.record('y > 1'" in code
+
+
+def test_an_assert_that_holds_only_at_equality_has_no_margin():
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_code_cell("SEED = 0", metadata={"tags": ["parameters"]}),
+        nbformat.v4.new_code_cell("x = 1.0 + 0 * SEED\nassert x <= 1.0\nassert x < 2.0"),
+    ]
+    keys = seed_sweep.claim_keys(seed_sweep.swept_cells(nb))
+    runs = [seed_sweep_runtime_records(s, {"x <= 1.0": 0.0, "x < 2.0": 1.0}) for s in range(20)]
+    entry = {
+        "seeds": list(range(20)),
+        "fingerprint": seed_sweep.fingerprint(nb),
+        "claims": seed_sweep.aggregate(runs, keys),
+    }
+    assert seed_sweep.violations(entry, nb) == ["assert 'x <= 1.0' held with no margin (at equality) at some seed"]
+
+
+def seed_sweep_runtime_records(seed: int, margins: dict[str, float]) -> dict:
+    records = [{"key": k, "held": True, "margin": m, "relative_margin": m} for k, m in margins.items()]
+    return {"seed": seed, "records": records}
