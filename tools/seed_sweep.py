@@ -5,7 +5,8 @@
 
 A chapter whose runs sample (with torch, or numpy's seeded generators) has a cell tagged ``parameters`` that sets
 ``SEED`` (``tests/chapters/chapter_runs.py``), and every draw it asserts on follows ``SEED``. For each seed the sweep
-takes that chapter's notebook at the seed (``chapter_runs.with_seed``: the cells tagged ``seeded`` where there are some,
+takes that chapter's code (from its ``.md`` source, so that a chapter can be swept before its ``.ipynb`` is rendered
+with the report) at the seed (``chapter_runs.with_seed``: the cells tagged ``seeded`` where there are some,
 else every cell), rewrites every ``assert`` so that it records whether it held and its margin instead of stopping the
 run, and the value of every ``seed_claim(...)`` likewise (``tools/seed_sweep_runtime.py``), and runs it alone in an
 empty folder against a non-editable install of ``grpo_nb`` on the simulated other machine of the chapter tests (one
@@ -32,6 +33,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
+import jupytext
 import nbformat
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -49,12 +51,19 @@ CELL_TIMEOUT_S = 900
 CLAIM_CALL = "seed_claim"  # grpo_nb.report.seed_claim(chapter, name, value)
 
 
+def read_chapter(path: Path) -> nbformat.NotebookNode:
+    """A chapter's cells from its source: the MyST ``.md`` (whose code cells ``tests/chapters/test_notebook_pairs.py``
+    holds equal to the ``.ipynb``'s), or a notebook file (``.ipynb``, a test fixture's ``.json``)."""
+    path = Path(path)
+    return jupytext.read(path) if path.suffix == ".md" else nbformat.read(path, as_version=4)
+
+
 def sampled_chapters() -> list[str]:
     """The chapters whose sampled computations follow ``SEED``: those with a cell tagged ``parameters``."""
     return [
         nb.stem
         for nb in chapter_notebooks()
-        if any("parameters" in c.metadata.get("tags", []) for c in nbformat.read(nb, as_version=4).cells)
+        if any("parameters" in c.metadata.get("tags", []) for c in read_chapter(nb.with_suffix(".md")).cells)
     ]
 
 
@@ -274,7 +283,7 @@ def run_seed(notebook: str, seed: int, site: str, workdir: str) -> dict:
     folder.mkdir(parents=True)
     shutil.copy(RUNTIME, folder / RUNTIME.name)
     records = folder / "records.json"
-    nb = instrumented_notebook(nbformat.read(notebook, as_version=4), seed, records)
+    nb = instrumented_notebook(read_chapter(Path(notebook)), seed, records)
     env = other_machine_env(Path(site), folder / ".ipython")
     start = time.perf_counter()
     client = NotebookClient(
@@ -325,7 +334,7 @@ def aggregate(runs: list[dict], keys: list[tuple[str, str]]) -> list[dict]:
 
 def sweep_chapter(notebook: Path, seeds: list[int], jobs: int, workdir: Path, site: Path) -> dict:
     """The report entry of one chapter: its fingerprint, seeds, claims, errors and times."""
-    nb = nbformat.read(notebook, as_version=4)
+    nb = read_chapter(notebook)
     keys = claim_keys(swept_cells(nb))
     with ProcessPoolExecutor(max_workers=jobs) as pool:
         futures = [pool.submit(run_seed, str(notebook), s, str(site), str(workdir)) for s in seeds]
@@ -414,7 +423,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     seeds = parse_seeds(args.seeds)
     chapters = args.chapters or sampled_chapters()
-    notebooks = [args.notebook] if args.notebook else [ROOT / "book" / f"{c}.ipynb" for c in chapters]
+    notebooks = [args.notebook] if args.notebook else [ROOT / "book" / f"{c}.md" for c in chapters]
     report = json.loads(args.out.read_text()) if args.out.exists() else {"schema": 1, "chapters": {}}
     with tempfile.TemporaryDirectory() as tmp:
         site = install_package(Path(tmp) / "install")

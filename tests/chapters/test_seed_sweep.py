@@ -33,7 +33,7 @@ FRAGILE = ROOT / "tests" / "fixtures" / "notebooks" / "seed_fragile.json"
 
 
 def chapter(name: str) -> nbformat.NotebookNode:
-    return nbformat.read(BOOK / f"{name}.ipynb", as_version=4)
+    return seed_sweep.read_chapter(BOOK / f"{name}.md")
 
 
 @pytest.mark.parametrize("name", seed_sweep.sampled_chapters())
