@@ -26,6 +26,7 @@ __all__ = [
     "markdown_table",
     "seed_claim",
     "seed_sweep_report",
+    "seed_sweep_summary",
     "show_checked",
 ]
 
@@ -160,3 +161,23 @@ def seed_claim(chapter: str, name: str, value: object) -> SweptClaim:
     if name not in claims:
         raise ValueError(f"name={name!r}: no such claim of chapter={chapter!r} in grpo_nb/data/{SEED_SWEEP_FILE}")
     return SweptClaim(chapter, name, claims[name]["held"], claims[name]["n_seeds"])
+
+
+def seed_sweep_summary(chapter: str) -> str:
+    """One sentence on the committed seed sweep of ``chapter``: its seeds and machine, that every live assert held at
+    each seed (``tests/chapters/test_seed_sweep.py`` enforces it), and how many claims are stated as frequencies."""
+    entry = seed_sweep_report()["chapters"].get(chapter)
+    if entry is None:
+        raise ValueError(f"chapter={chapter!r}: not in grpo_nb/data/{SEED_SWEEP_FILE}")
+    seeds, asserted = entry["seeds"], [c for c in entry["claims"] if c["kind"] == "assert"]
+    stated = [c for c in entry["claims"] if c["kind"] == "stated"]
+    span = f"{min(seeds)} to {max(seeds)}" if len(seeds) == max(seeds) - min(seeds) + 1 else ", ".join(map(str, seeds))
+    held = sum(c["held"] == c["n_seeds"] for c in asserted)
+    text = (
+        f"The seed sweep ran this page's sampled computations at {len(seeds)} seeds ({span}), each in a fresh kernel "
+        f"on one thread of an {entry['machine']['processor']} with another CPU's rounding simulated: {held} of its "
+        f"{len(asserted)} asserts held at every seed"
+    )
+    if stated:
+        text += f"; {len(stated)} claim{'s' if len(stated) > 1 else ''} that did not are stated with their frequency"
+    return text + "."

@@ -147,3 +147,20 @@ def test_an_assert_that_holds_only_at_equality_has_no_margin():
 def seed_sweep_runtime_records(seed: int, margins: dict[str, float]) -> dict:
     records = [{"key": k, "held": True, "margin": m, "relative_margin": m} for k, m in margins.items()]
     return {"seed": seed, "records": records}
+
+
+def test_the_summary_sentence_counts_what_the_report_holds(monkeypatch):
+    import grpo_nb.report as report
+
+    claims = [
+        {"kind": "assert", "key": "a", "held": 20, "n_seeds": 20},
+        {"kind": "assert", "key": "b", "held": 20, "n_seeds": 20},
+        {"kind": "stated", "key": "c", "held": 17, "n_seeds": 20},
+    ]
+    entry = {"seeds": list(range(20)), "machine": {"processor": "AMD EPYC"}, "claims": claims}
+    monkeypatch.setattr(report, "seed_sweep_report", lambda: {"chapters": {"x": entry}})
+    text = report.seed_sweep_summary("x")
+    assert "at 20 seeds (0 to 19)" in text and "2 of its 2 asserts" in text and "1 claim that did not" in text
+    assert str(report.seed_claim("x", "c", False)) == "c: at 17 of the sweep's 20 seeds"
+    with pytest.raises(ValueError, match="chapter='y'"):
+        report.seed_sweep_summary("y")
