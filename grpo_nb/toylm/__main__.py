@@ -5,7 +5,9 @@ the CPU; ``--device`` overrides), prints the hardware and the main run's per-pro
 p~_M, theory h^M(p_ref), worst gap) and writes the JSON summary (per prompt p_ref, measured and theory
 trajectories; hardware, wall times and rollout throughput). ``--trainer trl`` trains the same task with TRL's
 GRPOTrainer instead (``grpo_nb.toylm.trl_trainer``; needs the ``trl`` extra) and writes the same schema, with the
-versions of TRL, transformers and torch it imported. ``--trainer trl --ladder full`` runs the ablation ladder
+versions of TRL, transformers and torch it imported; ``--runs`` makes only some of its runs (parallel processes,
+each with the same seeded SFT). ``--config tiny`` is either trainer's smoke check: the same code path in seconds.
+``--trainer trl --ladder full`` runs the ablation ladder
 (``grpo_nb.toylm.trl_ladder``: TRL's trainer moved toward the theory one knob per rung, at every ``--seeds``);
 ``--merge a.json b.json`` joins ladders made by parallel processes (``--rungs``, ``--seeds``) into ``--out``.
 """
@@ -19,7 +21,7 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from grpo_nb.toylm.configs import CONFIGS
+from grpo_nb.toylm.configs import CONFIGS, TINY
 from grpo_nb.toylm.report import per_prompt_rows
 
 __all__ = ["main"]
@@ -35,11 +37,13 @@ def main(argv: list[str] | None = None) -> int:
         "--config",
         default="auto",
         choices=["auto", *CONFIGS, "tiny"],
-        help="auto: on a GPU the largest configuration estimated to finish in about ten minutes on a T4, else quick",
+        help="auto: on a GPU the largest configuration estimated to finish in about ten minutes on a T4, else quick; "
+        "tiny: a smoke check in seconds",
     )
     parser.add_argument("--device", default=None, help="auto, cpu, cuda or cuda:N (default: the configuration's)")
     parser.add_argument("--out", type=Path, default=None, help="where to write the JSON summary")
     parser.add_argument("--no-progress", action="store_true", help="hide the tqdm progress bars")
+    parser.add_argument("--runs", nargs="+", default=None, help="TRL only: the runs to make, by key (default all)")
     parser.add_argument("--ladder", default=None, help="TRL only: run the ablation ladder of this configuration")
     parser.add_argument("--seeds", type=int, nargs="+", default=None, help="the ladder's seeds (default 0 1 2)")
     parser.add_argument("--rungs", nargs="+", default=None, help="the ladder's rungs, by key (default all)")
@@ -50,10 +54,10 @@ def main(argv: list[str] | None = None) -> int:
             parser.error("--ladder and --merge need --trainer trl")
         return _main_ladder(args, parser)
     if args.trainer == "trl":
-        return _main_trl(args)
-    if args.config == "tiny":
-        parser.error("--config tiny exists only for --trainer trl")
-    cfg = pick_config(args.config)
+        return _main_trl(args, parser)
+    if args.runs is not None:
+        parser.error("--runs needs --trainer trl")
+    cfg = TINY if args.config == "tiny" else pick_config(args.config)
     if args.device is not None:
         cfg = replace(cfg, device=args.device)
     result = run_experiment(cfg, progress=not args.no_progress)
@@ -79,11 +83,18 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _main_trl(args: argparse.Namespace) -> int:
-    """``--trainer trl``: every TRL run of the configuration (``auto`` is ``quick``: TRL runs here on the CPU)."""
+def _main_trl(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    """``--trainer trl``: every TRL run of the configuration, or those named by ``--runs`` (``auto`` is ``quick``: TRL
+    runs here on the CPU)."""
     from grpo_nb.toylm.trl_trainer import TRL_CONFIGS, run_trl_experiment
 
     cfg = TRL_CONFIGS["quick" if args.config == "auto" else args.config]
+    if args.runs is not None:
+        keys = [run.key for run in cfg.runs]
+        for key in args.runs:
+            if key not in keys:
+                parser.error(f"--runs {key!r} is not one of {keys}")
+        cfg = replace(cfg, runs=tuple(run for run in cfg.runs if run.key in args.runs))
     result = run_trl_experiment(cfg, progress=not args.no_progress)
     print(f"trainer=trl  config={cfg.name}  G={cfg.G}  mu={cfg.mu}  lr={cfg.lr:g}  outer steps={cfg.n}")
     print("  ".join(f"{k} {v}" for k, v in result["versions"].items()))

@@ -4,6 +4,7 @@ Two configurations: ``quick`` (two-digit answers; the chapter and CI run it on o
 (three-digit answers, 1000 per prompt, more prompts, iterations and samples; sized so that it also finishes
 on a CPU). Both run in float32 on CUDA wherever ``torch.cuda.is_available()``, else on the CPU
 (``device="auto"``). :func:`grpo_nb.toylm.cost.pick_config` chooses between them by their estimated GPU time.
+``TINY`` runs the same plan in seconds: a smoke check of the code path, not an experiment.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ __all__ = [
     "CYCLING",
     "FULL",
     "QUICK",
+    "TINY",
     "GRPOConfig",
     "ModelConfig",
     "RunConfig",
@@ -94,6 +96,19 @@ FULL = RunConfig(
 )
 
 CONFIGS: dict[str, RunConfig] = {"quick": QUICK, "full": FULL}
+
+# Seconds, not an experiment: every phase and every kind of run of the plan (SFT, the main run, a beta of the sweep, a
+# too-weak inner problem, the sampled run) at the smallest size, for the CLI's smoke check (``--config tiny``) and
+# tools/gpu_run.py's dry run. Not in CONFIGS: pick_config never chooses it.
+TINY = RunConfig(
+    name="tiny",
+    task=TaskConfig(n_prompts=4, out_len=2, demos_per_prompt=16),
+    model=ModelConfig(d_model=16, n_layer=1, n_head=2),
+    sft=SFTConfig(n_steps=30, lr=1e-2),
+    grpo=GRPOConfig(n=2, mu=10, lr=1e-3, G=4),
+    beta_sweep=(4.0,),
+    weak_inner=((1, 1e-3),),
+)
 
 
 # A hard prompt in a cycling regime (§3's "errors grow where the map is unstable"): three-digit answers, every
