@@ -165,12 +165,14 @@ def seed_claim(chapter: str, name: str, value: object) -> SweptClaim:
 
 def seed_sweep_summary(chapter: str) -> str:
     """One sentence on the committed seed sweep of ``chapter``: its seeds and machine, that every live assert held at
-    each seed (``tests/chapters/test_seed_sweep.py`` enforces it), and how many claims are stated as frequencies."""
+    each seed (``tests/chapters/test_seed_sweep.py`` enforces it), how many claims are stated as frequencies, and how
+    many asserts the sweep never reached (a GPU-only branch)."""
     entry = seed_sweep_report()["chapters"].get(chapter)
     if entry is None:
         raise ValueError(f"chapter={chapter!r}: not in grpo_nb/data/{SEED_SWEEP_FILE}")
-    seeds, asserted = entry["seeds"], [c for c in entry["claims"] if c["kind"] == "assert"]
-    stated = [c for c in entry["claims"] if c["kind"] == "stated"]
+    seeds, claims = entry["seeds"], [c for c in entry["claims"] if c["n_seeds"] > 0]
+    asserted, stated = [c for c in claims if c["kind"] == "assert"], [c for c in claims if c["kind"] == "stated"]
+    unreached = len(entry["claims"]) - len(claims)  # asserts on a branch the sweep's machine never takes (a GPU's)
     span = f"{min(seeds)} to {max(seeds)}" if len(seeds) == max(seeds) - min(seeds) + 1 else ", ".join(map(str, seeds))
     held = sum(c["held"] == c["n_seeds"] for c in asserted)
     text = (
@@ -180,4 +182,6 @@ def seed_sweep_summary(chapter: str) -> str:
     )
     if stated:
         text += f"; {len(stated)} claim{'s' if len(stated) > 1 else ''} that did not are stated with their frequency"
+    if unreached:
+        text += f" ({unreached} more only run on a GPU, which the sweep's machine does not have)"
     return text + "."

@@ -213,7 +213,7 @@ def instrumented_notebook(nb: nbformat.NotebookNode, seed: int, records: Path) -
         "grpo_nb.report.seed_claim = __sweep__.stated  # the report being made may not hold the claim yet"
     )
     tail = nbformat.v4.new_code_cell(f"__sweep__.dump({str(records)!r})")
-    seeded.cells = [head, *[c for c in seeded.cells if c.cell_type == "code" and not is_bootstrap(c)], tail]
+    seeded.cells = [head, *[c for c in seeded.cells if c.cell_type == "code"], tail]
     return seeded
 
 
@@ -301,16 +301,21 @@ def run_seed(notebook: str, seed: int, site: str, workdir: str) -> dict:
 
 
 def aggregate(runs: list[dict], keys: list[tuple[str, str]]) -> list[dict]:
-    """Per claim: the seeds where it held at every evaluation, and its smallest margins over seeds. A claim a run
-    never reached (a cell failed before it) counts as failed at that seed."""
+    """Per claim: the seeds where it held at every evaluation, and its smallest margins over seeds. A claim that a run
+    did not reach counts as failed at that seed where a cell of the run raised an error, and as not reached where none
+    did (an assert in a branch that this machine does not take, such as a GPU's)."""
     seeds = [r["seed"] for r in runs]
     out = []
     for kind, key in keys:
-        held, failed, margins, relatives = [], [], [], []
+        held, failed, unreached, margins, relatives = [], [], [], [], []
         for run in runs:
             recs = [r for r in run["records"] if r["key"] == key]
-            ok = bool(recs) and all(r["held"] for r in recs)
-            (held if ok else failed).append(run["seed"])
+            if not recs and not run.get("errors"):
+                unreached.append(run["seed"])
+            elif recs and all(r["held"] for r in recs):
+                held.append(run["seed"])
+            else:
+                failed.append(run["seed"])
             m = [r["margin"] for r in recs if r["margin"] is not None]
             rel = [r["relative_margin"] for r in recs if r["relative_margin"] is not None]
             margins.append(min(m) if m else None)
@@ -322,8 +327,9 @@ def aggregate(runs: list[dict], keys: list[tuple[str, str]]) -> list[dict]:
                 "kind": kind,
                 "key": key,
                 "held": len(held),
-                "n_seeds": len(seeds),
+                "n_seeds": len(seeds) - len(unreached),
                 "failed_seeds": failed,
+                "not_reached_seeds": unreached,
                 "smallest_margin": min(numeric) if numeric else None,
                 "smallest_relative_margin": min(numeric_rel) if numeric_rel else None,
                 "margin_per_seed": margins,
@@ -397,7 +403,7 @@ def violations(entry: dict | None, nb: nbformat.NotebookNode, *, min_seeds: int 
         claim = recorded.get(key)
         if claim is None:
             problems.append(f"{kind} {key!r} is not in the report")
-        elif kind == "assert" and claim["held"] < claim["n_seeds"]:
+        elif kind == "assert" and claim["failed_seeds"]:
             held = f"{claim['held']} of {claim['n_seeds']}"
             problems.append(f"assert {key!r} held at {held} seeds (failed at {claim['failed_seeds']})")
         elif kind == "assert" and claim["smallest_margin"] is not None and claim["smallest_margin"] <= 0:

@@ -136,12 +136,17 @@ def test_an_assert_that_holds_only_at_equality_has_no_margin():
     ]
     keys = seed_sweep.claim_keys(seed_sweep.swept_cells(nb))
     runs = [seed_sweep_runtime_records(s, {"x <= 1.0": 0.0, "x < 2.0": 1.0}) for s in range(20)]
+    runs[3]["records"].pop()  # not reached at seed 3 with no error: a branch not taken, not a failure
     entry = {
         "seeds": list(range(20)),
         "fingerprint": seed_sweep.fingerprint(nb),
         "claims": seed_sweep.aggregate(runs, keys),
     }
     assert seed_sweep.violations(entry, nb) == ["assert 'x <= 1.0' held with no margin (at equality) at some seed"]
+    runs[4]["errors"] = ["cell 1: ValueError"]
+    runs[4]["records"].pop()  # not reached after an error: failed at seed 4
+    entry["claims"] = seed_sweep.aggregate(runs, keys)
+    assert "failed at [4]" in seed_sweep.violations(entry, nb)[-1]
 
 
 def seed_sweep_runtime_records(seed: int, margins: dict[str, float]) -> dict:
@@ -156,11 +161,13 @@ def test_the_summary_sentence_counts_what_the_report_holds(monkeypatch):
         {"kind": "assert", "key": "a", "held": 20, "n_seeds": 20},
         {"kind": "assert", "key": "b", "held": 20, "n_seeds": 20},
         {"kind": "stated", "key": "c", "held": 17, "n_seeds": 20},
+        {"kind": "assert", "key": "gpu only", "held": 0, "n_seeds": 0},
     ]
     entry = {"seeds": list(range(20)), "machine": {"processor": "AMD EPYC"}, "claims": claims}
     monkeypatch.setattr(report, "seed_sweep_report", lambda: {"chapters": {"x": entry}})
     text = report.seed_sweep_summary("x")
     assert "at 20 seeds (0 to 19)" in text and "2 of its 2 asserts" in text and "1 claim that did not" in text
+    assert "(1 more only run on a GPU" in text
     assert str(report.seed_claim("x", "c", False)) == "c: at 17 of the sweep's 20 seeds"
     with pytest.raises(ValueError, match="chapter='y'"):
         report.seed_sweep_summary("y")
