@@ -306,15 +306,17 @@ def iterations_gap(
     n: int,
     book_seeds: int,
     n_seeds: int,
+    seed: int = 0,
 ) -> IterationsGap:
     """Section "The book's own gaps, predicted": the GRPO-iterations chapter's run (eight answers, four correct,
-    make_task seed 0) averaged over ``book_seeds`` seeds as printed there, and over n_seeds more; the same prompts
-    with two answers over n_seeds; the finite-group law (two answers, Algorithm 1's mu and lr) and the recursion h."""
+    make_task seed 0) averaged over ``book_seeds`` seeds as printed there (seeds ``seed`` to ``seed + book_seeds - 1``)
+    and over n_seeds more; the same prompts with two answers over n_seeds (both of these seeded ``seed + 1``); the
+    finite-group law (two answers, Algorithm 1's mu and lr) and the recursion h."""
     p_ref = np.asarray(p_ref, dtype=float)
+    seed = check_positive_int("seed", seed, minimum=0)
     task = make_task(p_ref, n_outcomes=8, seed=0)
-    book = np.array(
-        [algorithm1(task, beta=beta, eps=eps, G=G, mu=mu, lr=lr, n=n, seed=s).p_true[-1] for s in range(book_seeds)]
-    )
+    seeds = range(seed, seed + book_seeds)
+    book = np.array([algorithm1(task, beta=beta, eps=eps, G=G, mu=mu, lr=lr, n=n, seed=s).p_true[-1] for s in seeds])
     many8 = (
         algorithm1(
             make_task(np.repeat(p_ref, n_seeds), n_outcomes=8, seed=0),
@@ -324,12 +326,12 @@ def iterations_gap(
             mu=mu,
             lr=lr,
             n=n,
-            seed=1,
+            seed=seed + 1,
         )
         .p_true[-1]
         .reshape(p_ref.size, n_seeds)
     )
-    many2 = np.array([_two_answer_runs(p, beta, eps, G, mu, lr, n, n_seeds, 1)[-1] for p in p_ref])
+    many2 = np.array([_two_answer_runs(p, beta, eps, G, mu, lr, n, n_seeds, seed + 1)[-1] for p in p_ref])
     laws = [finite_group_law(StepModel(p, beta, eps, G, rule="inner_loop", mu=mu, lr=lr), n) for p in p_ref]
     law = np.array([x.mean[-1] for x in laws])
     rec = iterate(p_ref, beta, eps, n)[-1]
