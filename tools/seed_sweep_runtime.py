@@ -154,6 +154,11 @@ def stated(chapter: str, name: str, held: bool) -> str:
     return f"{name}: {'holds' if held else 'fails'} at this seed ({chapter})"
 
 
+def summary(chapter: str) -> str:
+    """Stands in for ``grpo_nb.report.seed_sweep_summary`` during a sweep (the report is being made)."""
+    return f"the seed sweep of {chapter} is being made"
+
+
 def dump(path: str) -> None:
     with open(path, "w") as f:
         json.dump(RECORDS, f)

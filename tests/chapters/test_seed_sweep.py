@@ -128,7 +128,7 @@ def test_the_instrumented_source_is_the_cell_with_its_asserts_replaced():
     assert not any(isinstance(n, ast.Assert) for n in ast.walk(tree)) and "__sweep__.record('y > 1'" in code
 
 
-def test_an_assert_that_holds_only_at_equality_has_no_margin():
+def test_equality_holds_and_an_unreached_assert_fails_only_after_an_error():
     nb = nbformat.v4.new_notebook()
     nb.cells = [
         nbformat.v4.new_code_cell("SEED = 0", metadata={"tags": ["parameters"]}),
@@ -142,11 +142,14 @@ def test_an_assert_that_holds_only_at_equality_has_no_margin():
         "fingerprint": seed_sweep.fingerprint(nb),
         "claims": seed_sweep.aggregate(runs, keys),
     }
-    assert seed_sweep.violations(entry, nb) == ["assert 'x <= 1.0' held with no margin (at equality) at some seed"]
-    runs[4]["errors"] = ["cell 1: ValueError"]
-    runs[4]["records"].pop()  # not reached after an error: failed at seed 4
+    assert seed_sweep.violations(entry, nb) == []  # x <= 1.0 at x = 1.0 holds: a count can meet its bound exactly
+    runs[4].update(errors=["cell 1: ValueError"], first_error_cell=1, claim_cells={"x < 2.0": 1})
+    runs[4]["records"].pop()  # not reached after an error in its cell: failed at seed 4
+    runs[5].update(errors=["cell 2: ValueError"], first_error_cell=2, claim_cells={"x < 2.0": 1})
+    runs[5]["records"].pop()  # not reached, and the error came later: a branch not taken
     entry["claims"] = seed_sweep.aggregate(runs, keys)
     assert "failed at [4]" in seed_sweep.violations(entry, nb)[-1]
+    assert next(c for c in entry["claims"] if c["key"] == "x < 2.0")["not_reached_seeds"] == [3, 5]
 
 
 def seed_sweep_runtime_records(seed: int, margins: dict[str, float]) -> dict:
