@@ -48,6 +48,7 @@ REPORT = ROOT / "grpo_nb" / "data" / "seed_sweep.json"
 PACKAGE = ROOT / "grpo_nb"
 MIN_SEEDS = 20
 CELL_TIMEOUT_S = 900
+RETRIES = 2
 CLAIM_CALL = "seed_claim"  # grpo_nb.report.seed_claim(chapter, name, value)
 
 
@@ -277,7 +278,24 @@ def fingerprint(nb: nbformat.NotebookNode) -> str:
 
 
 def run_seed(notebook: str, seed: int, site: str, workdir: str) -> dict:
-    """Run ``notebook`` instrumented at ``seed`` alone in an empty folder; return its claim records and errors."""
+    """Run ``notebook`` instrumented at ``seed`` alone in an empty folder; return its claim records and errors.
+
+    A kernel that dies or never answers (two kernels started at once can pick the same port) is a failure of the
+    machinery, not of a claim: the seed is run again in a fresh kernel, up to ``RETRIES`` times. A cell that runs
+    past ``CELL_TIMEOUT_S`` in a live kernel is the chapter's error and is recorded as such."""
+    from nbclient.exceptions import DeadKernelError
+
+    for attempt in range(RETRIES + 1):
+        try:
+            return _run_seed_once(notebook, seed, site, workdir)
+        except (DeadKernelError, RuntimeError, TimeoutError) as exc:
+            if attempt == RETRIES:
+                raise
+            print(f"{Path(notebook).stem} seed {seed}: {type(exc).__name__}, run again", flush=True)
+    raise AssertionError("unreachable")
+
+
+def _run_seed_once(notebook: str, seed: int, site: str, workdir: str) -> dict:
     from nbclient import NotebookClient
 
     folder = Path(workdir) / f"{Path(notebook).stem}-{seed}"
@@ -345,10 +363,8 @@ def aggregate(runs: list[dict], keys: list[tuple[str, str]]) -> list[dict]:
     return out
 
 
-def sweep_chapter(notebook: Path, seeds: list[int], jobs: int, workdir: Path, site: Path) -> dict:
-    """The report entry of one chapter: its fingerprint, seeds, claims, errors and times."""
-    nb = read_chapter(notebook)
-    keys = claim_keys(swept_cells(nb))
+def sweep_chapter(notebook: Path, seeds: list[int], jobs: int, workdir: Path, site: Path) -> list[dict]:
+    """One chapter's runs at ``seeds``, ``jobs`` at a time (:func:`run_seed`)."""
     with ProcessPoolExecutor(max_workers=jobs) as pool:
         futures = [pool.submit(run_seed, str(notebook), s, str(site), str(workdir)) for s in seeds]
         runs = []
@@ -356,12 +372,20 @@ def sweep_chapter(notebook: Path, seeds: list[int], jobs: int, workdir: Path, si
             run = f.result()
             runs.append(run)
             print(f"{notebook.stem} seed {run['seed']}: {run['wall_s']:.0f} s, errors {run['errors']}", flush=True)
+    return runs
+
+
+def entry_from_runs(nb: nbformat.NotebookNode, runs: list[dict]) -> dict:
+    """The report entry of a chapter from its runs, one per seed; the runs' raw records are kept in it, so that a
+    seed can be run again and the entry rebuilt (``--rerun``)."""
+    runs = sorted(runs, key=lambda r: r["seed"])
     return {
         "fingerprint": fingerprint(nb),
-        "seeds": seeds,
-        "claims": aggregate(runs, keys),
+        "seeds": [r["seed"] for r in runs],
+        "claims": aggregate(runs, claim_keys(swept_cells(nb))),
         "errors": {str(r["seed"]): r["errors"] for r in runs if r["errors"]},
         "wall_s": {str(r["seed"]): round(r["wall_s"], 1) for r in runs},
+        "runs": [{k: r[k] for k in ("seed", "records", "errors", "first_error_cell", "claim_cells")} for r in runs],
     }
 
 
@@ -432,6 +456,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seeds", default=f"0-{MIN_SEEDS - 1}", help="e.g. 0-19 or 0,1,2")
     parser.add_argument("--jobs", type=int, default=2, help="seeds run at once (each kernel on one thread)")
     parser.add_argument("--out", type=Path, default=REPORT, help="the report (entries of other chapters are kept)")
+    parser.add_argument("--rerun", action="store_true", help="run only --seeds again and keep the entry's other seeds")
     args = parser.parse_args(argv)
     seeds = parse_seeds(args.seeds)
     chapters = args.chapters or sampled_chapters()
@@ -440,7 +465,14 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         site = install_package(Path(tmp) / "install")
         for notebook in notebooks:
-            entry = sweep_chapter(notebook, seeds, args.jobs, Path(tmp) / "runs", site)
+            nb, kept = read_chapter(notebook), []
+            if args.rerun:
+                old = report["chapters"][notebook.stem]
+                if old["fingerprint"] != fingerprint(nb):
+                    parser.error(f"--rerun: {notebook.stem}'s code has changed since its sweep; sweep every seed")
+                kept = [r | {"wall_s": old["wall_s"][str(r["seed"])]} for r in old["runs"] if r["seed"] not in seeds]
+            runs = sweep_chapter(notebook, seeds, args.jobs, Path(tmp) / "runs", site)
+            entry = entry_from_runs(nb, kept + runs)
             entry["machine"] = machine()
             report["chapters"][notebook.stem] = entry
             args.out.write_text(json.dumps(report, indent=1) + "\n")  # after each chapter: a cut-off sweep keeps it

@@ -174,3 +174,27 @@ def test_the_summary_sentence_counts_what_the_report_holds(monkeypatch):
     assert str(report.seed_claim("x", "c", False)) == "c: at 17 of the sweep's 20 seeds"
     with pytest.raises(ValueError, match="chapter='y'"):
         report.seed_sweep_summary("y")
+
+
+def test_a_seed_run_again_replaces_only_that_seed(fragile_report, tmp_path):
+    out = tmp_path / "report.json"
+    out.write_text(json.dumps({"schema": 1, "chapters": {"seed_fragile": fragile_report}}))
+    seed_sweep.main(["--notebook", str(FRAGILE), "--seeds", "1", "--rerun", "--out", str(out)])
+    entry = json.loads(out.read_text())["chapters"]["seed_fragile"]
+    assert entry["seeds"] == list(range(6)) and [r["seed"] for r in entry["runs"]] == list(range(6))
+    assert entry["claims"][0]["failed_seeds"] == fragile_report["claims"][0]["failed_seeds"]
+
+
+def test_a_dead_kernel_is_run_again_and_a_claim_is_not(monkeypatch):
+    from nbclient.exceptions import DeadKernelError
+
+    calls = []
+
+    def flaky(*args):
+        calls.append(args)
+        if len(calls) == 1:
+            raise DeadKernelError("kernel died")
+        return {"seed": 0, "records": []}
+
+    monkeypatch.setattr(seed_sweep, "_run_seed_once", flaky)
+    assert seed_sweep.run_seed("x.md", 0, "site", "work") == {"seed": 0, "records": []} and len(calls) == 2
