@@ -47,7 +47,7 @@ RUNTIME = Path(__file__).with_name("seed_sweep_runtime.py")
 REPORT = ROOT / "grpo_nb" / "data" / "seed_sweep.json"
 PACKAGE = ROOT / "grpo_nb"
 MIN_SEEDS = 20
-CELL_TIMEOUT_S = 900
+CELL_TIMEOUT_S = 300  # far above the slowest swept cell; past it the kernel has hung, and the seed is run again
 RETRIES = 2
 CLAIM_CALL = "seed_claim"  # grpo_nb.report.seed_claim(chapter, name, value)
 
