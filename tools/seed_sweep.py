@@ -382,7 +382,7 @@ def entry_from_runs(nb: nbformat.NotebookNode, runs: list[dict]) -> dict:
         "seeds": [r["seed"] for r in runs],
         "claims": aggregate(runs, claim_keys(swept_cells(nb))),
         "errors": {str(r["seed"]): r["errors"] for r in runs if r["errors"]},
-        "wall_s": {str(r["seed"]): round(r["wall_s"], 1) for r in runs},
+        "wall_s": {str(r["seed"]): None if r["wall_s"] is None else round(r["wall_s"], 1) for r in runs},
         "runs": [{k: r[k] for k in ("seed", "records", "errors", "first_error_cell", "claim_cells")} for r in runs],
     }
 
