@@ -2,6 +2,10 @@
 
 `jupytext --sync` picks its source by modification time and can silently drop an edit, so the pair is
 compared here cell by cell: the build and Colab read the .ipynb, reviewers read the .md.
+
+Every chapter opens with the Colab bootstrap of intro.ipynb, verbatim; a chapter that needs TRL (which Colab lacks)
+has it with grpo_nb's `trl` extra (``tests/chapters/colab_bootstrap.py``), and no chapter pins a version of the TRL
+stack itself: the extra in pyproject.toml is the one place.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ import nbformat
 import pytest
 
 from tests.book_layout import BOOK, ROOT, chapter_notebooks, config, toc_files
+from tests.chapters.colab_bootstrap import TRL_STACK, code_cells, needs_trl, with_trl_extra
 
 NOTEBOOKS = chapter_notebooks()
 BOOTSTRAP = (BOOK / "intro.ipynb").exists() and nbformat.read(BOOK / "intro.ipynb", as_version=4)
@@ -54,22 +59,54 @@ def test_outputs_committed_without_errors(ipynb):
 @pytest.mark.parametrize("ipynb", NOTEBOOKS, ids=lambda p: p.stem)
 def test_first_code_cell_is_the_colab_bootstrap(ipynb):
     nb = nbformat.read(ipynb, as_version=4)
-    assert _first_code_cell(nb).source == _first_code_cell(BOOTSTRAP).source, (
-        f"{ipynb.name}: the first code cell must be the Colab bootstrap of intro.ipynb, verbatim"
-    )
+    intro = _first_code_cell(BOOTSTRAP).source
+    if needs_trl(ipynb.with_suffix(".md")):
+        assert _first_code_cell(nb).source == with_trl_extra(intro), (
+            f"{ipynb.name} imports TRL: its first code cell must be the Colab bootstrap of intro.ipynb with the trl "
+            "extra (tests/chapters/colab_bootstrap.py), verbatim"
+        )
+    else:
+        assert _first_code_cell(nb).source == intro, (
+            f"{ipynb.name}: the first code cell must be the Colab bootstrap of intro.ipynb, verbatim"
+        )
 
 
-def test_bootstrap_installs_from_this_repository_and_never_torch():
+@pytest.mark.parametrize("extra", [False, True], ids=["intro", "trl-extra"])
+def test_bootstrap_installs_from_this_repository_and_never_torch(extra):
     source = _first_code_cell(BOOTSTRAP).source
+    source = with_trl_extra(source) if extra else source
     url = config()["repository"]["url"]
-    assert re.search(rf"git\+{re.escape(url)}(\.git)?@main", source), "bootstrap must install grpo_nb from the repo"
+    package = r"grpo_nb\[trl\]" if extra else "grpo_nb"
+    assert re.search(rf'"{package} @ git\+{re.escape(url)}(\.git)?@main"', source), "install grpo_nb from the repo"
     assert 'find_spec("grpo_nb") is None' in source, "bootstrap must do nothing when grpo_nb is importable"
+    assert ('find_spec("trl") is None' in source) == extra, "only the trl extra's bootstrap looks for TRL"
     assert "torch" not in source.replace("never touches Colab's torch", "")
+
+
+def test_the_chapters_that_import_trl_are_found():
+    """The analysis behind the bootstrap check can tell: the TRL chapter and the family table (whose checks run TRL
+    through grpo_nb.chapters.grpo_family, lazily) need TRL; the introduction does not."""
+    found = {nb.stem for nb in NOTEBOOKS if needs_trl(nb.with_suffix(".md"))}
+    assert {"trl_grpo", "grpo_family"} <= found and "intro" not in found, found
+
+
+def test_the_trl_extra_pins_the_stack_and_never_torch():
+    extra = re.search(r"^trl = \[(.*)\]$", (ROOT / "pyproject.toml").read_text(), re.M)
+    assert extra, "pyproject.toml has no trl extra"
+    assert re.search(r'"trl==[\d.]+"', extra.group(1)) and "torch" not in extra.group(1), extra.group(0)
+
+
+@pytest.mark.parametrize("ipynb", NOTEBOOKS, ids=lambda p: p.stem)
+def test_no_chapter_pins_a_version_of_the_trl_stack(ipynb):
+    """The trl extra of pyproject.toml is the one place where TRL's versions are pinned."""
+    pin = re.compile(rf"\b({'|'.join(TRL_STACK)})\s*(==|>=|<=|~=|!=|<|>)\s*\d")
+    for source in code_cells(ipynb.with_suffix(".md")):
+        assert not pin.search(source), f"{ipynb.stem} pins {pin.search(source).group(0)!r}: use grpo_nb's trl extra"
 
 
 INSTALL_CELLS = [  # (chapter, the module whose absence makes the cell install, what the error names)
     ("intro", "grpo_nb", "pip could not install grpo_nb"),
-    ("trl_grpo", "trl", "pip could not install TRL"),
+    ("trl_grpo", "trl", "pip could not install grpo_nb"),
 ]
 
 
