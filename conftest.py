@@ -14,6 +14,9 @@ Tiers: every test gets the marker of its folder, so that one tier runs alone (``
 ``unit`` (tests/unit/: grpo_nb itself), ``chapters`` (tests/chapters/ and nbval over book/*.ipynb) and ``book``
 (tests/book/: the build and the browser). Tests at the top of tests/ (the ipywidgets explorers in fresh kernels) are
 ``chapters``.
+
+Every nbval cell's fresh run must show a PNG where the cell has figure metadata and write nothing to stderr
+(``tests/nbval_run_checks.py``).
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from pathlib import Path
 import pytest
 
 from tests.chapters.chapter_runs import TORCH_CHAPTERS
+from tests.nbval_run_checks import check_every_run
 from tests.nbval_widgets import compare_without_widget_views
 
 ROOT = Path(__file__).resolve().parent
@@ -61,3 +65,4 @@ def pytest_collection_modifyitems(items) -> None:
     for item in items:
         item.add_marker(getattr(pytest.mark, tier(Path(item.fspath))))
     compare_without_widget_views(items)
+    check_every_run(items)

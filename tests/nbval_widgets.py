@@ -1,6 +1,6 @@
 """nbval leaves widget views out of its comparison: a pytest plugin with no imports from the repository, used by the
-repository's ``conftest.py`` and copied as the ``conftest.py`` of a chapter run alone in an empty folder
-(``tests/chapter_runs.py``).
+repository's ``conftest.py`` and copied beside a chapter run alone in an empty folder
+(``tests/chapters/chapter_runs.py``).
 
 Widget views are not part of a chapter's committed outputs: ``tools/render_notebook.py`` drops the ipywidgets
 explorers and the tqdm.auto progress bars, because without a kernel they are sliders that move nothing and finished

@@ -8,9 +8,11 @@
   startup file of the kernel), as another CPU's vector maths library may round them;
 - ``with_seed``: a copy of a notebook whose ``parameters`` cell is followed by ``SEED = seed``;
 - ``run_nbval``: nbval over one notebook (optionally at another seed) copied into an empty folder, outputs compared
-  with the committed ones. At another seed the comparison still holds for every output nbval compares: what a
-  chapter prints from a draw sits in a cell tagged ``nbval-ignore-output``, and every other output (a verdict, a
-  table of exact values) must not depend on the seed.
+  with the committed ones, every cell under a timeout (a cell that runs past it fails with its source, instead of a
+  hang). At another seed the comparison still holds for every output nbval compares: what a chapter prints from a
+  draw sits in a cell tagged ``nbval-ignore-output``, and every other output (a verdict, a table of exact values)
+  must not depend on the seed. Besides the comparison, each cell's fresh run must show a PNG where the cell has
+  MyST-NB figure metadata and write nothing to stderr (``tests/nbval_run_checks.py``).
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ from tests.book_layout import ROOT
 
 TORCH_CHAPTERS = ("parametric_grpo", "trl_grpo", "group_size")  # chapters whose outputs come from torch
 SEEDED_CHAPTERS = ("parametric_grpo", "trl_grpo")  # torch chapters whose every later cell depends on SEED
+CELL_TIMEOUT_S = 600  # per cell, well above the slowest cell of the book: a hung cell fails with its source
+PLUGINS = ("nbval_widgets.py", "nbval_run_checks.py")  # tests/: the nbval plugins of a run in an empty folder
 
 # Loaded by the kernel before the notebook's first cell: every float result of these numpy functions that is not
 # exact (0, +-1, inf, nan) moves one unit in the last place towards 0. A CPU with other vector extensions (numpy's
@@ -58,12 +62,19 @@ ONE_ULP_NAMES = ("exp", "expm1", "exp2", "log", "log1p", "log2", "log10", "sinh"
 ONE_ULP_OFF = f"NAMES = {ONE_ULP_NAMES!r}\n" + ONE_ULP_OFF
 
 
-def install_package(target: Path) -> Path:
-    """``grpo_nb`` installed non-editable into ``target/site``; returns that folder."""
+def package_source(target: Path) -> Path:
+    """A copy of what a wheel of ``grpo_nb`` is built from (the package and its ``pyproject.toml``) in
+    ``target/src``; returns that folder."""
     src = target / "src"
     shutil.copytree(ROOT / "grpo_nb", src / "grpo_nb", ignore=shutil.ignore_patterns("__pycache__"))
     for name in ("pyproject.toml", "README.md"):
         shutil.copy(ROOT / name, src / name)
+    return src
+
+
+def install_package(target: Path) -> Path:
+    """``grpo_nb`` installed non-editable into ``target/site``; returns that folder."""
+    src = package_source(target)
     site = target / "site"
     cmd = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation"]
     proc = subprocess.run([*cmd, "--target", str(site), str(src)], capture_output=True, text=True, timeout=600)
@@ -105,11 +116,17 @@ def with_seed(nb: nbformat.NotebookNode, seed: int) -> nbformat.NotebookNode:
 
 
 def run_nbval(
-    notebook: Path, folder: Path, env: dict[str, str], seed: int | None = None
+    notebook: Path,
+    folder: Path,
+    env: dict[str, str],
+    seed: int | None = None,
+    *,
+    cell_timeout_s: float = CELL_TIMEOUT_S,
 ) -> subprocess.CompletedProcess:
     """nbval over ``notebook`` copied alone into the empty ``folder`` (with the suite's sanitising rules and its
-    widget-view filter), in ``env``; at ``seed`` (``with_seed``) when one is given. Returns the finished process
-    (returncode 0: every cell ran and every compared output is as committed)."""
+    plugins, ``PLUGINS``), in ``env``; at ``seed`` (``with_seed``) when one is given; each cell stopped after
+    ``cell_timeout_s`` seconds. Returns the finished process (returncode 0: every cell
+    ran, every compared output is as committed, and every run check held)."""
     folder.mkdir(parents=True, exist_ok=True)
     assert not any(folder.iterdir()), f"{folder} is not empty"
     target = folder / f"{notebook.stem}.ipynb"
@@ -118,10 +135,14 @@ def run_nbval(
     else:
         nbformat.write(with_seed(nbformat.read(notebook, as_version=4), seed), target)
     shutil.copy(ROOT / "tests" / "nbval_sanitize.cfg", folder / "sanitize.cfg")
-    shutil.copy(ROOT / "tests" / "nbval_widgets.py", folder / "conftest.py")  # widget views left out
+    for plugin in PLUGINS:
+        shutil.copy(ROOT / "tests" / plugin, folder / plugin)
+    modules = [Path(plugin).stem for plugin in PLUGINS]
+    (folder / "conftest.py").write_text(f"pytest_plugins = {modules!r}\n")
     (folder / "pytest.ini").write_text("[pytest]\n")
     cmd = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--nbval", target.name]
-    cmd += ["--nbval-sanitize-with", "sanitize.cfg", "--nbval-cell-timeout", "600", "--rootdir", str(folder)]
+    cmd += ["--nbval-sanitize-with", "sanitize.cfg", "--nbval-cell-timeout", str(cell_timeout_s)]
+    cmd += ["--rootdir", str(folder)]
     return subprocess.run(cmd, cwd=folder, env=env, capture_output=True, text=True, timeout=3600)
 
 

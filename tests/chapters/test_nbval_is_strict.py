@@ -9,11 +9,13 @@ import sys
 import nbformat
 
 from tests.book_layout import BOOK, ROOT
+from tests.chapters.chapter_runs import CELL_TIMEOUT_S
 
 
 def _run_nbval(path) -> subprocess.CompletedProcess:
     cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "0", "--nbval"]  # no workers
     cmd += ["--nbval-sanitize-with", str(ROOT / "tests" / "nbval_sanitize.cfg"), str(path)]
+    cmd += ["--nbval-cell-timeout", str(CELL_TIMEOUT_S)]  # a copy outside the repository reads no pyproject.toml
     return subprocess.run(cmd, capture_output=True, text=True, cwd=path.parent, timeout=300)
 
 
