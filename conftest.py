@@ -15,6 +15,11 @@ Tiers: every test gets the marker of its folder, so that one tier runs alone (``
 (tests/book/: the build and the browser). Tests at the top of tests/ (the ipywidgets explorers in fresh kernels) are
 ``chapters``.
 
+The floors: a session that runs a chapter alone (a test that uses the ``floors`` fixture) starts building the
+virtualenv of the lowest versions grpo_nb allows (``tests/chapters/floors_venv.py``) from PyPI as soon as collection
+ends (``FLOORS_BUILD``), and the chapters run alone there; unless ``-m`` leaves out the tests marked ``network``
+(``-m "not network"``, offline): then they run alone in this environment.
+
 Every nbval cell's fresh run must show a PNG where the cell has figure metadata and write nothing to stderr
 (``tests/nbval_run_checks.py``).
 """
@@ -26,6 +31,7 @@ from pathlib import Path
 import pytest
 
 from tests.chapters.chapter_runs import TORCH_CHAPTERS
+from tests.chapters.floors_venv import BackgroundBuild
 from tests.nbval_run_checks import check_every_run
 from tests.nbval_widgets import compare_without_widget_views
 
@@ -40,6 +46,7 @@ LONGEST_FIRST = (  # test files under tests/chapters/ and book/, longest first
     "test_chapter_seeds_trl_grpo.py",
 )
 BOOK = ROOT / "book"
+FLOORS_BUILD = pytest.StashKey[BackgroundBuild | None]()  # the floors' virtualenv, where this session builds it
 
 
 def pytest_ignore_collect(collection_path: Path, config) -> bool | None:
@@ -66,3 +73,20 @@ def pytest_collection_modifyitems(items) -> None:
         item.add_marker(getattr(pytest.mark, tier(Path(item.fspath))))
     compare_without_widget_views(items)
     check_every_run(items)
+
+
+def may_install(item, markexpr: str) -> bool:
+    """Whether ``-m markexpr`` would keep ``item`` if it were marked ``network`` too (it then may install from PyPI)."""
+    from _pytest.mark.expression import Expression  # pytest's own evaluator of -m
+
+    names = {mark.name for mark in item.iter_markers()} | {"network"}
+    return not markexpr or Expression.compile(markexpr).evaluate(lambda name, **kwargs: name in names)
+
+
+def pytest_collection_finish(session) -> None:
+    """Start building the floors' virtualenv where a selected test runs a chapter alone and may install from PyPI
+    (module docstring)."""
+    markexpr = session.config.option.markexpr
+    alone = [item for item in session.items if "floors" in getattr(item, "fixturenames", ())]
+    wanted = any(may_install(item, markexpr) for item in alone)
+    session.config.stash[FLOORS_BUILD] = BackgroundBuild() if wanted else None

@@ -6,7 +6,11 @@
   as errors; returns the HTML folder;
 - ``served_book``: that folder served over HTTP on 127.0.0.1; returns the base URL;
 - ``chromium``: the system Chromium driven by Playwright, for the whole session (skipped, with the reason,
-  where Chromium or Playwright is missing; under CI=true a missing browser fails instead).
+  where Chromium or Playwright is missing; under CI=true a missing browser fails instead);
+- ``floors``: the virtualenv of the lowest versions grpo_nb allows (``tests/chapters/floors_venv.py``), built once
+  and shared by the workers, unless ``-m "not network"`` (``conftest.FLOORS_BUILD``); then, or where pip fails
+  outside CI, none, with the reason (under CI=true a failed install fails instead);
+- ``other_machine``: the environment of a kernel on a simulated other machine, in that virtualenv when there is one.
 
 `--dist loadfile` keeps each test file on one worker, so the book is built at most once per worker.
 """
@@ -22,6 +26,7 @@ import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -112,11 +117,37 @@ def artifacts() -> Path:
     return ARTIFACTS
 
 
+@dataclass(frozen=True)
+class Floors:
+    """The virtualenv of the floors (``None`` where there is none) and, then, why there is none."""
+
+    venv: Path | None
+    reason: str = ""
+
+
 @pytest.fixture(scope="session")
-def other_machine(tmp_path_factory) -> dict[str, str]:
+def floors(pytestconfig) -> Floors:
+    """The virtualenv of the lowest versions grpo_nb allows, where this session may install from PyPI."""
+    from conftest import FLOORS_BUILD
+    from tests.chapters.floors_venv import FloorsInstallError
+
+    build = pytestconfig.stash.get(FLOORS_BUILD, None)
+    if build is None:
+        return Floors(None, "this run may not install from PyPI (-m 'not network')")
+    try:
+        return Floors(build.result())
+    except FloorsInstallError as error:
+        if os.environ.get("CI"):
+            pytest.fail(f"CI must test the floors: {error}")
+        return Floors(None, f"cannot install the floors from PyPI: {error}")
+
+
+@pytest.fixture(scope="session")
+def other_machine(floors, tmp_path_factory) -> dict[str, str]:
     """The environment of a kernel on a simulated other machine, importing a non-editable install of ``grpo_nb``
-    (``tests/chapters/chapter_runs.py``); one install per test session (per xdist worker)."""
+    (``tests/chapters/chapter_runs.py``), in the virtualenv of the floors when there is one (``floors``); one install
+    of grpo_nb per test session (per xdist worker)."""
     from tests.chapters.chapter_runs import install_package, other_machine_env
 
     site = install_package(tmp_path_factory.mktemp("install"))
-    return other_machine_env(site, tmp_path_factory.mktemp("ipython"))
+    return other_machine_env(site, tmp_path_factory.mktemp("ipython"), floors.venv)

@@ -5,7 +5,9 @@
 - ``other_machine_env``: the environment of a kernel that stands for another machine: that install first on the
   path, torch's CPU kernels without vector extensions (``ATEN_CPU_CAPABILITY=default``), one thread
   (``OMP_NUM_THREADS=1``), and numpy's transcendental functions moved by one unit in the last place (an IPython
-  startup file of the kernel), as another CPU's vector maths library may round them;
+  startup file of the kernel), as another CPU's vector maths library may round them; optionally inside another
+  virtualenv (the one of the lowest versions grpo_nb allows, ``tests/chapters/floors_venv.py``), which the
+  environment activates (``VIRTUAL_ENV``) and whose python then runs nbval and the kernel (``kernel_python``);
 - ``with_seed``: a copy of a notebook whose ``parameters`` cell is followed by ``SEED = seed``;
 - ``run_nbval``: nbval over one notebook (optionally at another seed) copied into an empty folder, outputs compared
   with the committed ones, every cell under a timeout (a cell that runs past it fails with its source, instead of a
@@ -82,12 +84,16 @@ def install_package(target: Path) -> Path:
     return site
 
 
-def other_machine_env(site: Path, ipython_dir: Path) -> dict[str, str]:
-    """A kernel environment that imports grpo_nb from ``site`` and stands for another machine (module docstring)."""
+def other_machine_env(site: Path, ipython_dir: Path, venv: Path | None = None) -> dict[str, str]:
+    """A kernel environment that imports grpo_nb from ``site`` and stands for another machine (module docstring),
+    inside the virtualenv ``venv`` when one is given, else in this one."""
     startup = ipython_dir / "profile_default" / "startup"
     startup.mkdir(parents=True, exist_ok=True)
     (startup / "00-one-ulp-off.py").write_text(ONE_ULP_OFF)
     env = dict(os.environ)
+    env.pop("VIRTUAL_ENV", None)
+    if venv is not None:
+        env.update(VIRTUAL_ENV=str(venv), PATH=os.pathsep.join((str(venv / "bin"), env.get("PATH", ""))))
     env.update(
         PYTHONPATH=str(site),
         IPYTHONDIR=str(ipython_dir),
@@ -97,6 +103,13 @@ def other_machine_env(site: Path, ipython_dir: Path) -> dict[str, str]:
         HF_HUB_OFFLINE="1",
     )
     return env
+
+
+def kernel_python(env: dict[str, str]) -> str:
+    """The python that runs nbval, and so the kernel, in ``env``: that of the virtualenv ``env`` activates, else
+    this one."""
+    venv = env.get("VIRTUAL_ENV")
+    return str(Path(venv) / "bin" / "python") if venv else sys.executable
 
 
 def with_seed(nb: nbformat.NotebookNode, seed: int) -> nbformat.NotebookNode:
@@ -124,8 +137,8 @@ def run_nbval(
     cell_timeout_s: float = CELL_TIMEOUT_S,
 ) -> subprocess.CompletedProcess:
     """nbval over ``notebook`` copied alone into the empty ``folder`` (with the suite's sanitising rules and its
-    plugins, ``PLUGINS``), in ``env``; at ``seed`` (``with_seed``) when one is given; each cell stopped after
-    ``cell_timeout_s`` seconds. Returns the finished process (returncode 0: every cell
+    plugins, ``PLUGINS``), by the python of ``env`` (``kernel_python``); at ``seed`` (``with_seed``) when one is
+    given; each cell stopped after ``cell_timeout_s`` seconds. Returns the finished process (returncode 0: every cell
     ran, every compared output is as committed, and every run check held)."""
     folder.mkdir(parents=True, exist_ok=True)
     assert not any(folder.iterdir()), f"{folder} is not empty"
@@ -140,7 +153,7 @@ def run_nbval(
     modules = [Path(plugin).stem for plugin in PLUGINS]
     (folder / "conftest.py").write_text(f"pytest_plugins = {modules!r}\n")
     (folder / "pytest.ini").write_text("[pytest]\n")
-    cmd = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--nbval", target.name]
+    cmd = [kernel_python(env), "-m", "pytest", "-p", "no:cacheprovider", "-q", "--nbval", target.name]
     cmd += ["--nbval-sanitize-with", "sanitize.cfg", "--nbval-cell-timeout", str(cell_timeout_s)]
     cmd += ["--rootdir", str(folder)]
     return subprocess.run(cmd, cwd=folder, env=env, capture_output=True, text=True, timeout=3600)
@@ -151,6 +164,7 @@ def check_alone(notebook: Path, env: dict[str, str], folder: Path, seed: int | N
     start = time.perf_counter()
     proc = run_nbval(notebook, folder, env, seed)
     at = "" if seed is None else f" at SEED = {seed}"
-    print(f"{notebook.stem}{at}: {time.perf_counter() - start:.0f} s alone")
+    where = "at the floors" if env.get("VIRTUAL_ENV") else "in this environment"
+    print(f"{notebook.stem}{at}: {time.perf_counter() - start:.0f} s alone, {where}")
     log = f"{proc.stdout[-6000:]}\n{proc.stderr[-2000:]}"
     assert proc.returncode == 0, f"{notebook.name}{at}, opened alone on another machine:\n{log}"

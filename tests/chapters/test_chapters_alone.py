@@ -10,24 +10,28 @@ file the package does not ship. The README's run checks the same chapters under 
 The two chapters that sample with torch from their first cells (``chapter_runs.SEEDED_CHAPTERS``) run
 alone in the same way in ``test_chapter_seeds*.py``, at four other seeds: one run there is both checks, so
 they are not run again here.
+
+The kernel runs in the virtualenv of the lowest versions grpo_nb allows (``test_floors.py``), installed from PyPI:
+each run here also shows that the chapter is the same at the floors. Offline (``-m "not network"``), or where PyPI
+cannot be reached outside CI, it runs in this environment.
 """
 
 from __future__ import annotations
 
 import subprocess
-import sys
 
 import pytest
 
 from tests.book_layout import chapter_notebooks
-from tests.chapters.chapter_runs import SEEDED_CHAPTERS, check_alone
+from tests.chapters.chapter_runs import SEEDED_CHAPTERS, check_alone, kernel_python
 
 CHAPTERS = [nb for nb in chapter_notebooks() if nb.stem not in SEEDED_CHAPTERS]
 
 
 def test_the_install_is_not_the_repository(other_machine, tmp_path):
     code = "import grpo_nb, importlib.resources as r; print(grpo_nb.__file__); print(r.files('grpo_nb') / 'data')"
-    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=other_machine, capture_output=True, text=True)
+    python = kernel_python(other_machine)
+    out = subprocess.run([python, "-c", code], cwd=tmp_path, env=other_machine, capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert out.stdout.startswith(other_machine["PYTHONPATH"]), out.stdout
 
