@@ -180,8 +180,10 @@ def seed_sweep_summary(chapter: str) -> str:
         f"on one thread of an {entry['machine']['processor']} with another CPU's rounding simulated: {held} of its "
         f"{len(asserted)} asserts held at every seed"
     )
-    if stated:
-        text += f"; {len(stated)} claim{'s' if len(stated) > 1 else ''} that did not are stated with their frequency"
+    if len(stated) == 1:
+        text += "; 1 claim that did not is stated with its frequency"
+    elif stated:
+        text += f"; {len(stated)} claims that did not are stated with their frequency"
     if unreached:
-        text += f" ({unreached} more only run on a GPU, which the sweep's machine does not have)"
+        text += f" ({unreached} more only run{'s' if unreached == 1 else ''} on a GPU, which the sweep's machine lacks)"
     return text + "."

@@ -170,7 +170,9 @@ def test_the_summary_sentence_counts_what_the_report_holds(monkeypatch):
     monkeypatch.setattr(report, "seed_sweep_report", lambda: {"chapters": {"x": entry}})
     text = report.seed_sweep_summary("x")
     assert "at 20 seeds (0 to 19)" in text and "2 of its 2 asserts" in text and "1 claim that did not" in text
-    assert "(1 more only run on a GPU" in text
+    assert "(1 more only runs on a GPU" in text
+    entry["claims"] = claims[:2] + [dict(claims[2], key="d")] + claims[2:]
+    assert "2 claims that did not are stated with their frequency" in report.seed_sweep_summary("x")
     assert str(report.seed_claim("x", "c", False)) == "c: at 17 of the sweep's 20 seeds"
     with pytest.raises(ValueError, match="chapter='y'"):
         report.seed_sweep_summary("y")
