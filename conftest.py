@@ -88,5 +88,5 @@ def pytest_collection_finish(session) -> None:
     (module docstring)."""
     markexpr = session.config.option.markexpr
     alone = [item for item in session.items if "floors" in getattr(item, "fixturenames", ())]
-    wanted = any(may_install(item, markexpr) for item in alone)
+    wanted = not session.config.option.collectonly and any(may_install(item, markexpr) for item in alone)
     session.config.stash[FLOORS_BUILD] = BackgroundBuild() if wanted else None
