@@ -275,7 +275,8 @@ def gpu_run_report(path: str | None = None) -> GPURunReport:
     if record is None:
         sentence = (
             "No GPU run has been made yet: every number on this page was measured on a CPU, and the times above "
-            "are an estimate. tools/gpu_run.sh makes that run on a CUDA machine and writes its numbers into the package."
+            "are an estimate. tools/gpu_run.sh makes that run on a CUDA machine and writes its numbers into the "
+            "package."
         )
         return GPURunReport(False, sentence, None)
     tests = record["cuda_tests"]
