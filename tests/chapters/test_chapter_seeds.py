@@ -6,7 +6,9 @@ seed from it. Here each such chapter runs at four more seeds (the README's nbval
 simulated other machine (``chapter_runs.py``): every cell must run, so every ``assert`` of the chapter holds
 at all five seeds, and nbval compares every output it compares at seed 0, so no verdict or exact table may depend
 on the draw (what a page prints from a draw sits in a cell tagged ``nbval-ignore-output``). group_size runs only its
-cells tagged ``seeded`` here (the rest of it does not sample, and runs alone in ``test_chapters_alone.py``). A
+cells tagged ``seeded`` here (its toy-LM run and its Monte Carlo draws; the rest runs alone in
+``test_chapters_alone.py``). These four seeds are a live sample: every sampled chapter's claims were checked at 20
+seeds by the committed seed sweep (``tests/chapters/test_seed_sweep.py``). A
 fixture notebook whose assert holds at seed 0 only fails this check.
 
 The seed runs of the two longer chapters sit in files of their own (``SPLIT``), so that they spread over the
