@@ -391,25 +391,17 @@ def machine() -> dict:
     import numpy
     import torch
 
+    from grpo_nb.toylm.device import cpu_name
+
     return {
         "date": datetime.date.today().isoformat(),
         "python": platform.python_version(),
         "platform": platform.platform(),
-        "processor": _cpu_name(),
+        "processor": cpu_name(),
         "numpy": numpy.__version__,
         "torch": torch.__version__,
         "settings": "one thread, torch without vector kernels, numpy's transcendentals one unit in the last place off",
     }
-
-
-def _cpu_name() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 # --- reading a report against the code -----------------------------------------------------------------------------

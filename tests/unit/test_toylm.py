@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from grpo_nb.dynamics.map import h
 from grpo_nb.toylm import configs
-from grpo_nb.toylm.configs import GRPOConfig, ModelConfig, RunConfig, SFTConfig, TaskConfig
+from grpo_nb.toylm.configs import GRPOConfig, ModelConfig, TaskConfig
 from grpo_nb.toylm.cost import pick_config
 from grpo_nb.toylm.experiment import prepare, run_experiment, run_grpo
 from grpo_nb.toylm.grpo import (
@@ -34,16 +34,8 @@ from grpo_nb.weights import omega_minus, omega_plus
 
 torch.set_num_threads(1)
 
-TINY = RunConfig(
-    name="tiny",
-    task=TaskConfig(n_prompts=4, out_len=2, demos_per_prompt=16),
-    model=ModelConfig(d_model=16, n_layer=1, n_head=2),
-    sft=SFTConfig(n_steps=30, lr=1e-2),
-    grpo=GRPOConfig(n=2, mu=10, lr=1e-3, G=4),
-    beta_sweep=(4.0,),
-    weak_inner=((1, 1e-3),),
-    device="cpu",  # these tests check the CPU path bit for bit; tests/unit/test_toylm_cuda.py checks CUDA
-)
+# the CLI's smoke configuration; these tests check the CPU path bit for bit, tests/unit/test_toylm_cuda.py checks CUDA
+TINY = replace(configs.TINY, device="cpu")
 
 
 def _model(out_len: int = 2, seed: int = 0) -> TinyLM:

@@ -17,7 +17,7 @@ import torch
 
 from grpo_nb.chapters.parametric_grpo import run_summary
 from grpo_nb.toylm import configs
-from grpo_nb.toylm.configs import QUICK, GRPOConfig, ModelConfig, RunConfig, SFTConfig, TaskConfig
+from grpo_nb.toylm.configs import QUICK
 from grpo_nb.toylm.experiment import prepare, run_experiment, run_plan
 from grpo_nb.toylm.grpo import train_grpo
 
@@ -27,16 +27,7 @@ pytestmark = pytest.mark.skipif(
     "exists, and tests/unit/test_toylm_device.py checks the device handling without one",
 )
 
-TINY = RunConfig(
-    name="tiny",
-    task=TaskConfig(n_prompts=4, out_len=2, demos_per_prompt=16),
-    model=ModelConfig(d_model=16, n_layer=1, n_head=2),
-    sft=SFTConfig(n_steps=30, lr=1e-2),
-    grpo=GRPOConfig(n=2, mu=10, lr=1e-3, G=4),
-    beta_sweep=(),
-    weak_inner=(),
-    device="cuda",
-)
+TINY = replace(configs.TINY, beta_sweep=(), weak_inner=(), device="cuda")  # the smoke configuration's main runs
 
 
 @pytest.fixture(scope="module")
