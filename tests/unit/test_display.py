@@ -10,13 +10,14 @@ import html
 import math
 import re
 
+import numpy as np
 import pytest
 import sympy as sp
 from IPython.lib.pretty import pretty
 from markdown_it import MarkdownIt
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 
-from grpo_nb.report import NO_VALUE, escape_markdown, markdown_table
+from grpo_nb.report import NO_VALUE, Table, escape_markdown, markdown_table, show_checked
 from grpo_nb.symbolic import policy_dynamics
 from grpo_nb.symbolic.identity import Identity, check_equal
 
@@ -115,3 +116,13 @@ def test_a_long_identity_is_set_on_two_lines_and_a_very_long_one_smaller():
     assert gibbs.latex().startswith("\\small \\begin{aligned}")
     short = check_equal("omega", P / sp.sqrt(P * (1 - P)), sp.sqrt(P / (1 - P)))
     assert "aligned" not in short.latex()
+
+
+def test_table_and_show_checked():
+    t = Table(["a", "b|c"], [[1, 0.123456], ["x", np.nan]], ".3g")
+    text = repr(t)
+    assert "| 1 | 0.123 |" in text and "b\\|c" in text and t.column("a") == [1, "x"]
+    p = sp.Symbol("p")
+    show_checked(check_equal("ok", p * (1 - p), p - p**2))
+    with pytest.raises(AssertionError, match="wrong does not hold"):
+        show_checked([Identity("wrong", p, p + 1, holds=False)])

@@ -1,5 +1,6 @@
-"""The parametric chapter's corrected claims (``book/parametric_grpo.md``), each shown both ways: the chapter's check
-passes on the claim as the page now states it, and fails on the statement it replaced (or on a run that breaks it)."""
+"""The analyses and corrected claims of "Parametric GRPO" (``book/parametric_grpo.md``,
+:mod:`grpo_nb.chapters.parametric_grpo`), each shown both ways: the check passes on the claim as the page states it,
+and fails on the statement it replaced, a wrong formula or a run that breaks it."""
 
 from __future__ import annotations
 
@@ -9,15 +10,23 @@ import numpy as np
 import pytest
 
 from grpo_nb.chapters import parametric_grpo
-from grpo_nb.chapters.parametric_grpo import admissible_deltas, k3_gradient_direction, propagate, theorem5_budget
+from grpo_nb.chapters.parametric_grpo import (
+    admissible_deltas,
+    k3_gradient_direction,
+    propagate,
+    run_summary,
+    segment_slope_bound,
+    summary_table,
+    theorem5_budget,
+    timing_table,
+)
 from grpo_nb.dynamics import attractor, h, h_prime, iterate, orbit_kind
 from grpo_nb.tabular.policy import total_variation
+from grpo_nb.toylm.configs import CYCLING
+from grpo_nb.toylm.task import make_task as make_digit_task
 from tests.book_layout import BOOK
 
 EPS = 1e-5
-
-
-# --- the k3 sentence: its expected gradient is the forward KL's -----------------------------------------------------
 
 
 def test_k3_gradient_is_the_forward_kl_and_the_reverse_claim_fails(monkeypatch):
@@ -32,9 +41,6 @@ def test_k3_gradient_is_the_forward_kl_and_the_reverse_claim_fails(monkeypatch):
     monkeypatch.setattr(parametric_grpo, "softmax_kl_gradients", reverse_as_forward)
     wrong = k3_gradient_direction()  # "the gradient of the KL it estimates", KL(pi || pi_ref)
     assert not (wrong.forward_residual < 1e-12 and wrong.reverse_distance > 1e-2)
-
-
-# --- Theorem 5: the old check holds for any two policies, the new one can fail ---------------------------------------
 
 
 def test_the_tv_inequality_holds_for_any_two_policies():
@@ -83,9 +89,6 @@ def test_admissible_deltas_are_the_positive_increments_and_reject_bad_input():
         admissible_deltas(np.zeros(3))
     with pytest.raises(ValueError, match="tv_to_ideal"):
         admissible_deltas(np.array([[0.0], [np.nan]]))
-
-
-# --- the unstable map: the step inequality holds by construction, the measured multiplication can fail ---------------
 
 
 def _kicked(p_ref: float, beta: float, eps: float, kick: float, n: int = 10) -> np.ndarray:
@@ -143,9 +146,77 @@ def test_the_old_cycle_claims_fail_inside_the_range_sft_reaches():
     assert orbit_kind(1e-3, 5.0, EPS).period == 2 and np.abs(h_prime(nominal, 1e-3, 5.0, EPS)).max() > 10
 
 
-# --- the introduction cites nothing outside the repository -----------------------------------------------------------
-
-
 def test_the_intro_quotes_no_unsourced_experiment():
     text = (BOOK / "parametric_grpo.md").read_text()
     assert "GSM8K" not in text and "37.5" not in text
+
+
+def _perturbed_cycle(p_ref: float, beta: float, eps: float, kick: float, n: int = 8) -> np.ndarray:
+    """The recursion from p_ref with one error: p~_2 = p_2 (1 + kick) at the cycle's low point, exact afterwards."""
+    p = iterate(p_ref, beta, eps, n).copy()
+    p[2] *= 1 + kick
+    for k in range(3, n + 1):
+        p[k] = h(p[k - 1], p_ref, beta, eps)
+    return p[:, None]
+
+
+def test_propagation_bound_holds_and_fails_with_a_wrong_slope(monkeypatch):
+    p_ref, beta = 1e-3, 5.0
+    assert orbit_kind(p_ref, beta, EPS).period == 2
+    traj = _perturbed_cycle(p_ref, beta, EPS, 0.05)
+    prop = propagate(traj, beta, EPS)
+    assert prop.bound_holds
+    assert prop.step_error[3:].max() < 1e-12 and prop.gap[3] > 10 * prop.gap[2]  # one error, multiplied by |h'|
+    assert (prop.gap > prop.theorem5 + 1e-12).any()  # Theorem 5 with the step errors as delta_n fails here
+    monkeypatch.setattr(parametric_grpo, "h_prime", lambda p, *args: 0.1 * np.asarray(h_prime(p, *args)))
+    assert not propagate(traj, beta, EPS).bound_holds
+
+
+def test_propagation_on_the_recursion_itself_has_no_error():
+    traj = iterate(np.array([0.2, 0.6]), 2.0, 0.01, 6)
+    prop = propagate(traj, 2.0, 0.01)
+    assert np.abs(prop.gap).max() < 1e-12 and np.abs(prop.step_error).max() < 1e-12
+
+
+def test_segment_slope_bound_is_at_least_both_endpoints():
+    a, b = np.array([0.002, 0.3]), np.array([0.08, 0.31])
+    bound = segment_slope_bound(a, b, 1e-3, 5.0, EPS)
+    ends = np.maximum(np.abs(h_prime(a, 1e-3, 5.0, EPS)), np.abs(h_prime(b, 1e-3, 5.0, EPS)))
+    assert (bound >= ends).all()
+
+
+@pytest.mark.parametrize("bad", [np.zeros(3), np.zeros((1, 2)), np.full((3, 2), 1.5)])
+def test_propagate_rejects_bad_input(bad):
+    with pytest.raises(ValueError):
+        propagate(bad, 5.0, EPS)
+
+
+def test_cycling_config_has_a_hard_prompt_in_a_two_cycle_regime():
+    assert CYCLING.grpo.eps == 1e-5 and CYCLING.grpo.beta == 5.0 and CYCLING.grpo.estimator == "exact"
+    task = make_digit_task(CYCLING.task)
+    assert "0+0=" in task.prompts_text and len(task.outputs) == 1000
+    cycle = attractor(1e-3, CYCLING.grpo.beta, CYCLING.grpo.eps)  # one right answer in 1000
+    assert len(cycle) == 2 and max(cycle) < 0.5
+
+
+def _summary_run(label: str, p_tilde: np.ndarray, p_theory: np.ndarray) -> SimpleNamespace:
+    """A stand-in for a toy-LM run record: what the chapter's summaries read."""
+    gap = np.abs(p_tilde - p_theory)
+    one_step = np.full((p_tilde.shape[0] - 1, p_tilde.shape[1]), 0.01)
+    times = {"wall_s": 2.0, "step_s": [0.5, 0.7], "rollout_tokens_per_s": None}
+    return SimpleNamespace(label=label, p_tilde=p_tilde, p_theory=p_theory, gap=gap, one_step_tv=one_step,
+                           tv_to_ideal=gap + 0.01, **times)  # fmt: skip
+
+
+def test_run_summary_and_its_tables():
+    p_theory = np.array([[0.2, 0.6], [0.5, 0.9]])
+    run = _summary_run("main", p_theory + np.array([[0.0, 0.0], [0.1, -0.05]]), p_theory)
+    s = run_summary(run)
+    assert s.mean_p_ref == pytest.approx(0.4) and s.mean_p_tilde == pytest.approx(0.725)
+    assert s.mean_p_theory == pytest.approx(0.7) and s.max_gap == pytest.approx(0.1)
+    assert s.median_max_gap == pytest.approx(0.075) and s.median_one_step_tv == pytest.approx(0.01)
+    table = summary_table({"main": run}, ["mean_p_ref", "max_gap"])
+    assert table.headers == ["run", "mean p_ref", "max gap"] and table.rows == [["main", s.mean_p_ref, s.max_gap]]
+    assert timing_table({"main": run}).rows == [["main", "2.0", "0.600", ""]]
+    with pytest.raises(ValueError, match="columns"):
+        summary_table({"main": run}, ["mean p_ref"])  # a column's label is not its name

@@ -1,24 +1,18 @@
-"""The chapter-check functions that return a table and its verdicts: each verdict holds on the book's cases and
-fails when the formula behind it is wrong (a negative test per check)."""
+"""The amplification chapter's table-building checks (:mod:`grpo_nb.chapters.amplification`): each verdict holds on
+the book's cases and fails when the formula behind it is wrong."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-import sympy as sp
-from scipy.special import expit, logit, softmax
+from scipy.special import expit, logit
 
 from grpo_nb.chapters import amplification as amp
-from grpo_nb.chapters import policy_dynamics as map_checks
-from grpo_nb.chapters.grpo_iterations import mean_one_step_gap, one_step_gaps
-from grpo_nb.dynamics.fixed_points import fixed_points_grid
 from grpo_nb.dynamics.regimes import Regime, regime_map
-from grpo_nb.report import Table, show_checked
-from grpo_nb.symbolic.identity import Identity, check_equal
-from grpo_nb.tabular import policy
-from grpo_nb.tabular.algorithm1 import algorithm1, make_task, reinforce_gradient
 
 P_REF = expit(np.linspace(-6, 6, 12))[:, None]
+
+
 BETA = np.logspace(-1.5, 1.5, 12)[None, :]
 
 
@@ -110,67 +104,3 @@ def test_negative_checks_of_condition2_everywhere():
     e = amp.condition2_everywhere([1e-5]).by_eps[1e-5]
     assert e.rhs_max > 1 / (5.5 * np.sqrt(1e-5))  # a tighter claimed bound on the right-hand side is false
     assert e.lhs_min < e.rhs_max and not e.holds_everywhere  # so (2) fails somewhere at eps = 1e-5
-
-
-def test_sign_change_counts_agree_with_fixed_points_and_reject_eps_zero():
-    counts = map_checks.sign_change_counts(P_REF, BETA, 1e-5)
-    assert np.array_equal(counts, fixed_points_grid(P_REF, BETA, 1e-5).counts)
-    assert int(map_checks.sign_change_counts(0.001, 5.0, 1e-5)) == 3  # the book's three fixed points
-    with pytest.raises(ValueError, match="eps"):
-        map_checks.sign_change_counts(0.3, 1.0, 0.0)
-
-
-def test_top_fixed_points_sit_below_the_cap():
-    facts = map_checks.top_fixed_points([(0.5, 1.0, 1e-5), (0.3, 2.0, 1e-2)]).points
-    assert all(f.logit_h1 == f.cap and f.top.logit <= f.cap for f in facts)
-    assert facts[0].near_one and not facts[1].near_one
-
-
-def test_solver_comparison_agrees_with_the_closed_form():
-    cmp = map_checks.solver_comparison(np.random.default_rng(0), n_instances=3, n_outcomes=10)
-    assert cmp.worst < 1e-6 and len(cmp.table.rows) == 3 and cmp.last.closed.shape == (10,)
-
-
-def test_contrastive_decomposition_gap_and_its_negative(monkeypatch):
-    rng = np.random.default_rng(1)
-    pi_old, pi_new = rng.dirichlet(np.ones(5), size=(2, 40))
-    reward = (rng.random((40, 5)) < 0.5).astype(float)
-    reward[:, 0], reward[:, 1] = 1.0, 0.0
-    assert (
-        policy.contrastive_decomposition_gap(pi_old, pi_new, reward, eps=1e-5, clip_eps_values=(0.1, 0.2, np.inf))
-        < 1e-12
-    )
-    monkeypatch.setattr(policy, "clipped_term", lambda x, a, c: x * a)  # forget the clipping
-    assert policy.contrastive_decomposition_gap(pi_old, pi_new, reward, eps=1e-5, clip_eps_values=(0.1,)) > 1e-3
-
-
-def test_reinforce_gradient_is_the_score_function_gradient():
-    rng = np.random.default_rng(2)
-    logits, w, adv = rng.normal(size=(3, 4)), rng.dirichlet(np.ones(4), size=3), rng.normal(size=(3, 4))
-    # d/dtheta sum_o w_o A_o log pi(o), by central differences
-    f = lambda th: np.sum(w * adv * np.log(softmax(th, axis=-1)))  # noqa: E731
-    num = np.zeros_like(logits)
-    for idx in np.ndindex(logits.shape):
-        d = np.zeros_like(logits)
-        d[idx] = 1e-6
-        num[idx] = (f(logits + d) - f(logits - d)) / 2e-6
-    assert np.allclose(reinforce_gradient(logits, w, adv), num, atol=1e-7)
-
-
-def test_one_step_gaps_shrink_with_inner_steps_and_grow_with_a_wrong_p_ref():
-    p_ref = np.array([0.2, 0.7])
-    task = make_task(p_ref, n_outcomes=6, seed=0)
-    runs = [algorithm1(task, beta=1.0, eps=1e-5, mu=mu, lr=0.5, n=3, exact=True) for mu in (10, 300)]
-    few, many = (one_step_gaps(r, task, p_ref, 1.0, 1e-5) for r in runs)
-    assert many.p_gap < few.p_gap and many.tv < few.tv and many.p_gap < 5e-3  # the chapter's tolerance
-    assert mean_one_step_gap(runs[1], p_ref[::-1], 1.0, 1e-5) > 10 * mean_one_step_gap(runs[1], p_ref, 1.0, 1e-5)
-
-
-def test_table_and_show_checked():
-    t = Table(["a", "b|c"], [[1, 0.123456], ["x", np.nan]], ".3g")
-    text = repr(t)
-    assert "| 1 | 0.123 |" in text and "b\\|c" in text and t.column("a") == [1, "x"]
-    p = sp.Symbol("p")
-    show_checked(check_equal("ok", p * (1 - p), p - p**2))
-    with pytest.raises(AssertionError, match="wrong does not hold"):
-        show_checked([Identity("wrong", p, p + 1, holds=False)])
