@@ -194,7 +194,7 @@ def test_the_one_chapter_rule_catches_a_chapter_analysis_below_the_chapter_layer
     """Negative tests: on a synthetic graph, and on the real one with a module that only one chapter imports."""
     synthetic = {
         "grpo_nb.dynamics.survey": {"book/amplification.md", "grpo_nb.chapters.amplification"},
-        "grpo_nb.ustat.part": {"grpo_nb.chapters.group_size.finite_groups", "book/group_size.md"},
+        "grpo_nb.ustat.part": {"grpo_nb.chapters.group_size.finite_groups_law", "book/group_size.md"},
         "grpo_nb.dynamics.shared": {"book/amplification.md", "grpo_nb.dynamics.map"},  # other math builds on it
         "grpo_nb.dynamics.two": {"book/amplification.md", "grpo_nb.chapters.variants"},  # two chapters
         "grpo_nb.dynamics.figure": {"grpo_nb.chapters.amplification", "grpo_nb.plots.dynamics"},  # a figure's

@@ -1,10 +1,12 @@
-"""The corrected claims of the appendix's errata and of the hard-prompts chapter, each checked both ways: the check
-passes on the statement the page makes and fails when it is fed the earlier, wrong one (a replaced module-level name,
-a printed formula, a wrong correction)."""
+"""The appendix chapter (``book/appendix_proofs.md``, :mod:`grpo_nb.chapters.appendix_proofs`).
+
+Its analysis: Theorems 6 and 4 tabulated, with the divergent case as its last row; a wrong Theorem 4 check (one that
+declares every orbit converged), replaced in the module, is exposed by that divergent case. Its errata: each
+corrected claim passes on the statement the page makes and fails on the statement it replaced.
+"""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from types import SimpleNamespace
 
 import numpy as np
@@ -12,25 +14,36 @@ import pytest
 import sympy as sp
 
 from grpo_nb.chapters import appendix_proofs
-from grpo_nb.chapters import hard_prompts as checks
-from grpo_nb.dynamics.bifurcation import bifurcation_diagram
 from grpo_nb.dynamics.cycle_geometry import no_cycle_threshold
-from grpo_nb.dynamics.orbits import classify_orbits, orbit_kind
-from grpo_nb.dynamics.uniform_beta import prompt_beta_bound, safe_betas
+from grpo_nb.dynamics.orbits import orbit_kind
+from grpo_nb.dynamics.uniform_beta import safe_betas
 from grpo_nb.kl import expected_estimator_gradient
 from grpo_nb.symbolic import errata as er
 from grpo_nb.symbolic.expressions import BETA, EPS, P_REF, P
+from grpo_nb.symbolic.identity import Identity
+
+
+def test_contraction_table_rows_and_verdicts():
+    result = appendix_proofs.contraction_table([(0.3, 10.0, 1e-5), (0.2, 1.0, 1e-2)], divergent=(0.001, 5.0, 1e-5))
+    assert len(result.table.rows) == len(result.contraction_checks) + 1
+    assert result.contraction_checks and all(c.holds for c in result.contraction_checks)
+    assert len(result.convergence_checks) == 2 and all(c.holds for c in result.convergence_checks)
+    assert not result.divergent.holds and result.table.rows[-1][:4] == [0.001, 5.0, 1e-5, "none reached"]
+    assert result.table.column("orbit in $I$ from step")[-1] == "-"
+
+
+def test_a_check_that_always_converges_is_caught_by_the_divergent_case(monkeypatch):
+    def converged(p_ref: float, beta: float, eps: float) -> Identity:
+        return Identity(name="always converged", lhs=sp.Float(0), rhs=sp.Float(1e-9), holds=True, relation="<=")
+
+    monkeypatch.setattr(appendix_proofs, "theorem4_local_convergence", converged)
+    result = appendix_proofs.contraction_table([(0.3, 10.0, 1e-5)], divergent=(0.001, 5.0, 1e-5))
+    assert result.divergent.holds  # the chapter's `assert not contraction.divergent.holds` now fails
 
 
 @pytest.fixture(scope="module")
 def entries() -> list[er.Erratum]:
     return er.errata()
-
-
-@pytest.fixture(scope="module")
-def diagram():
-    """A coarse diagram of the chapter's first panel (p_ref = 1e-4, eps = 1e-5): fixed points, cycles, chaos, exit."""
-    return bifurcation_diagram(1e-4, np.geomspace(0.2, 30, 200), 1e-5, transient=1000, n_keep=128, n_lyapunov=1024)
 
 
 # ------------------------------------------------------------------ errata row 1: p_c is sufficient, not necessary
@@ -133,42 +146,3 @@ def test_remark1_example_has_no_fixed_point_and_a_fixed_point_case_fails() -> No
     assert good.n_fixed_points == 0 and good.bound > 0 and good.min_gap >= good.bound
     bad = appendix_proofs.remark1_example(0.5, 2.0)  # here the eps = 0 map has two fixed points
     assert bad.n_fixed_points > 0 and bad.min_gap < 0 and np.isnan(bad.bound)
-
-
-# ------------------------------------------------------------------ hard prompts: the swing window
-
-
-def test_swing_window_holds_and_not_every_beta_below_b1_swings(diagram) -> None:
-    w = checks.swing_window(diagram)
-    assert w.n_below_exit == w.n_below_exit_near_one > 0
-    assert w.exit_beta < w.lowest_swing and w.highest_swing < w.beta_1
-    assert 0 < w.n_swing < w.n_below_b1  # the earlier "below B_1 it swings" fails on the chapter's data
-
-
-def test_swing_window_sees_a_wrong_b1(monkeypatch, diagram) -> None:
-    def halved(p_ref, eps):
-        bound = prompt_beta_bound(p_ref, eps)
-        return replace(bound, beta_q=bound.beta_q / 2)
-
-    monkeypatch.setattr(checks, "prompt_beta_bound", halved)
-    w = checks.swing_window(diagram)
-    assert w.highest_swing > w.beta_1  # the chapter's assert `highest_swing < beta_1` now fails
-
-
-def test_swing_window_sees_a_diagram_that_swings_below_the_exit(diagram) -> None:
-    kind = diagram.kind.copy()
-    kind[0] = 1  # a cycle at the smallest beta, below the exit
-    w = checks.swing_window(replace(diagram, kind=kind))
-    assert w.lowest_swing < w.exit_beta or w.n_below_exit != w.n_below_exit_near_one
-
-
-def test_no_cycle_at_small_beta_and_cycles_inside_the_interval() -> None:
-    ((lo, hi),) = safe_betas(1e-5).unsafe
-    p_ref = np.geomspace(1e-12, 0.5, 60)[:, None]
-    assert 0.04 < lo and np.all(classify_orbits(p_ref, [1e-3, 0.04], 1e-5).period == 1)
-    assert np.any(classify_orbits(p_ref, [5.0], 1e-5).period != 1)  # inside the interval the check can fail
-
-
-def test_swing_window_rejects_bad_input() -> None:
-    with pytest.raises(ValueError, match="diagram"):
-        checks.swing_window("not a diagram")

@@ -1,5 +1,7 @@
-"""Tests of grpo_nb.chapters.hard_prompts: each analysis of the hard-prompts chapter reports what holds, and
-reports a failure when it is fed a wrong map or a doctored diagram; bad input raises ValueError naming the parameter."""
+"""Tests of grpo_nb.chapters.hard_prompts, the hard-prompts chapter's analyses (one module per section): each reports
+what holds, and reports a failure when it is fed a wrong map, a wrong bound or a doctored diagram (a wrong formula
+monkeypatched into the section module the analysis reads), including the corrected claims of section "What it means
+for training"; bad input raises ValueError naming the parameter."""
 
 from __future__ import annotations
 
@@ -10,9 +12,11 @@ import pytest
 from scipy.special import expit, logit
 
 from grpo_nb.chapters import hard_prompts as checks
+from grpo_nb.chapters.hard_prompts import training, two_cycle, unimodal_map
 from grpo_nb.dynamics.bifurcation import FEIGENBAUM_DELTA, bifurcation_diagram
 from grpo_nb.dynamics.map import logit_map
-from grpo_nb.dynamics.orbits import ChaoticOrbitError, OrbitClass
+from grpo_nb.dynamics.orbits import ChaoticOrbitError, OrbitClass, classify_orbits
+from grpo_nb.dynamics.uniform_beta import prompt_beta_bound, safe_betas
 
 FIG5 = (1e-3, 5.0, 1e-5)  # the paper's "divergent" run: a 2-cycle
 CHAOTIC_CASE = (1e-4, 5.2, 1e-5)
@@ -43,7 +47,7 @@ def test_invariant_interval_holds_on_a_grid() -> None:
 
 
 def test_invariant_interval_rejects_a_wrong_map(monkeypatch) -> None:
-    monkeypatch.setattr(checks, "logit_map", _wrong_map)
+    monkeypatch.setattr(unimodal_map, "logit_map", _wrong_map)
     assert checks.invariant_interval_excess(1e-3, 5.0, 1e-5) > 1e-3
 
 
@@ -70,7 +74,7 @@ def test_two_cycle_of_the_paper_run() -> None:
 
 
 def test_attractor_report_sees_a_wrong_map(monkeypatch) -> None:
-    monkeypatch.setattr(checks, "logit_map", _wrong_map)
+    monkeypatch.setattr(two_cycle, "logit_map", _wrong_map)
     assert checks.attractor_report(*FIG5).map_error > 1e-3
 
 
@@ -184,7 +188,7 @@ def test_confirm_chaos_needs_chaos(diagram) -> None:
         checks.confirm_chaos([no_chaos])
 
 
-# ------------------------------------------------------------------ finite groups
+# ------------------------------------------------------------------ what it means for training
 
 
 def test_finite_group_summary() -> None:
@@ -195,6 +199,42 @@ def test_finite_group_summary() -> None:
     assert np.isclose(s.rows[-1][3], max(checks.attractor_report(*FIG5).points))
     again = checks.finite_group_summary(*FIG5, groups=[16, 65536], n=60, seed=7)
     assert all(np.array_equal(s.orbits[k], again.orbits[k]) for k in s.orbits)  # seeded
+
+
+def test_swing_window_holds_and_not_every_beta_below_b1_swings(diagram) -> None:
+    w = checks.swing_window(diagram)
+    assert w.n_below_exit == w.n_below_exit_near_one > 0
+    assert w.exit_beta < w.lowest_swing and w.highest_swing < w.beta_1
+    assert 0 < w.n_swing < w.n_below_b1  # the earlier "below B_1 it swings" fails on the chapter's data
+
+
+def test_swing_window_sees_a_wrong_b1(monkeypatch, diagram) -> None:
+    def halved(p_ref, eps):
+        bound = prompt_beta_bound(p_ref, eps)
+        return replace(bound, beta_q=bound.beta_q / 2)
+
+    monkeypatch.setattr(training, "prompt_beta_bound", halved)
+    w = checks.swing_window(diagram)
+    assert w.highest_swing > w.beta_1  # the chapter's assert `highest_swing < beta_1` now fails
+
+
+def test_swing_window_sees_a_diagram_that_swings_below_the_exit(diagram) -> None:
+    kind = diagram.kind.copy()
+    kind[0] = 1  # a cycle at the smallest beta, below the exit
+    w = checks.swing_window(replace(diagram, kind=kind))
+    assert w.lowest_swing < w.exit_beta or w.n_below_exit != w.n_below_exit_near_one
+
+
+def test_no_cycle_at_small_beta_and_cycles_inside_the_interval() -> None:
+    ((lo, hi),) = safe_betas(1e-5).unsafe
+    p_ref = np.geomspace(1e-12, 0.5, 60)[:, None]
+    assert 0.04 < lo and np.all(classify_orbits(p_ref, [1e-3, 0.04], 1e-5).period == 1)
+    assert np.any(classify_orbits(p_ref, [5.0], 1e-5).period != 1)  # inside the interval the check can fail
+
+
+def test_swing_window_rejects_bad_input() -> None:
+    with pytest.raises(ValueError, match="diagram"):
+        checks.swing_window("not a diagram")
 
 
 # ------------------------------------------------------------------ bad input
@@ -246,4 +286,5 @@ def test_bad_input_raises_naming_the_parameter(diagram, cascade, call, name) -> 
 
 
 def test_logit_map_is_the_one_the_checks_use() -> None:
-    assert checks.logit_map is logit_map  # the numpy home of g (grpo_nb.dynamics.map), not a copy
+    # the numpy home of g (grpo_nb.dynamics.map), not a copy, in each section module that reads g
+    assert unimodal_map.logit_map is logit_map and two_cycle.logit_map is logit_map
