@@ -22,6 +22,7 @@ from typing import Literal
 
 import numpy as np
 
+from grpo_nb.constants import PAPER_EPS, TRL_STD_EPS
 from grpo_nb.validation import check_binary_reward, check_eps, check_p, check_positive_int
 from grpo_nb.weights import stabilised_advantage
 
@@ -36,8 +37,9 @@ __all__ = [
 
 AdvantageForm = Literal["paper", "trl", "population", "mean_only"]
 ADVANTAGE_FORMS: tuple[str, ...] = ("paper", "trl", "population", "mean_only")
-#: Default smoothing per form: the paper's Fig. 2 uses eps = 1e-5; TRL adds 1e-4 to the std.
-DEFAULT_EPS: dict[str, float] = {"paper": 1e-5, "trl": 1e-4, "population": 0.0, "mean_only": 0.0}
+#: Default smoothing per form: the paper's Fig. 2 uses eps = 1e-5 (:data:`grpo_nb.constants.PAPER_EPS`); TRL adds
+#: 1e-4 to the std (:data:`grpo_nb.constants.TRL_STD_EPS`).
+DEFAULT_EPS: dict[str, float] = {"paper": PAPER_EPS, "trl": TRL_STD_EPS, "population": 0.0, "mean_only": 0.0}
 
 
 def success_fraction(rewards: object) -> np.ndarray:

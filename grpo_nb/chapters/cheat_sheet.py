@@ -30,6 +30,7 @@ from scipy.special import expit
 
 from grpo_nb import family
 from grpo_nb.advantage import group_advantage
+from grpo_nb.constants import PAPER_EPS, PRACTICAL_BETA
 from grpo_nb.dynamics.map import iterate_logit, logit_map
 from grpo_nb.dynamics.uniform_beta import safe_betas
 from grpo_nb.report import Table
@@ -70,15 +71,22 @@ OMEGA_PLUS = omega_plus
 OMEGA_MINUS = omega_minus
 LOGIT_MAP = logit_map
 RECURSION = iterate_logit
-EPS = 1e-5  # the paper's smoothing
-PRACTICE_BETAS = (0.04, 0.001)  # DeepSeekMath's KL weight (TRL's default up to 0.18) and DeepSeek-R1's
+EPS = PAPER_EPS  # the paper's smoothing, as the sheet's cells read it
+PRACTICE_BETAS = (PRACTICAL_BETA, 0.001)  # DeepSeekMath's KL weight (TRL's default up to 0.18) and DeepSeek-R1's
 TOL = 1e-9
 _SHORT = {
-    "centring": {"group": "group mean", "leave_one_out": "others' mean", "batch": "batch mean"},
-    "scaling": {"group_std": "group std", "batch_std": "batch std", "none": "—"},
-    "ratio": {"token": "token", "sequence_mean": "sequence", "sequence_sum": "answer"},
-    "kl": {"loss": "$k_3$ in loss", "reward": "$k_1$ in reward", "none": "—"},
-}
+    "centring": {family.Centring.GROUP: "group mean", family.Centring.LEAVE_ONE_OUT: "others' mean",
+                 family.Centring.BATCH: "batch mean"},
+    "scaling": {family.Scaling.GROUP_STD: "group std", family.Scaling.BATCH_STD: "batch std", family.Scaling.NONE: "—"},
+    "ratio": {family.Ratio.TOKEN: "token", family.Ratio.SEQUENCE_MEAN: "sequence", family.Ratio.SEQUENCE_SUM: "answer"},
+}  # fmt: skip
+
+
+def _kl(m: family.Method) -> str:
+    """Where the method's KL sits, with its estimator: "$k_3$ in loss", "$k_1$ in reward" or "—"."""
+    if m.kl is family.KLPlacement.NONE:
+        return "—"
+    return f"$k_{m.kl_estimator.value[1:]}$ in {m.kl.value}"
 
 
 def exact_step_coefficient(beta: float, p: float, eps: float) -> float:
@@ -115,7 +123,7 @@ def family_rows() -> FamilyRows:
     for m in family.METHODS:
         a = ADVANTAGE(m.name, one_in_four)[0]
         rows.append([m.label, f"{a[0]:.2f} / {a[1]:.2f}", _SHORT["centring"][m.centring],
-                     _SHORT["scaling"][m.scaling], _SHORT["ratio"][m.ratio], _SHORT["kl"][m.kl]])  # fmt: skip
+                     _SHORT["scaling"][m.scaling], _SHORT["ratio"][m.ratio], _kl(m)])  # fmt: skip
     grpo = ADVANTAGE("grpo", one_in_four)[0]
     eq4_gap = max(abs(grpo[0] - OMEGA_PLUS(0.25, EPS)), abs(grpo[1] + OMEGA_MINUS(0.25, EPS)))
     rloo_gap = 0.0
@@ -139,13 +147,13 @@ class NotationGaps:
 
 def notation_gaps() -> NotationGaps:
     """Entry "Notation": Eq. 4's weights and Theorem 2's logit map as the sheet writes them, against their homes."""
-    p, eps = np.meshgrid(np.linspace(1e-4, 1 - 1e-4, 201), np.array([0.0, 1e-8, 1e-5, 1e-2]))
+    p, eps = np.meshgrid(np.linspace(1e-4, 1 - 1e-4, 201), np.array([0.0, 1e-8, PAPER_EPS, 1e-2]))
     v = p * (1 - p) + eps
     weights = max(
         float(np.abs(OMEGA_PLUS(p, eps) * np.sqrt(v) / (1 - p) - 1).max()),
         float(np.abs(OMEGA_MINUS(p, eps) * np.sqrt(v) / p - 1).max()),
     )
-    z, a, beta = np.meshgrid(np.linspace(-30, 30, 61), np.linspace(-10, 5, 16), np.array([0.04, 1.0, 20.0]))
+    z, a, beta = np.meshgrid(np.linspace(-30, 30, 61), np.linspace(-10, 5, 16), np.array([PRACTICAL_BETA, 1.0, 20.0]))
     written = a + 1 / (beta * np.sqrt(expit(z) * expit(-z) + EPS))
     return NotationGaps(weights, float(np.abs(LOGIT_MAP(z, a, beta, EPS) / written - 1).max()))
 
@@ -191,7 +199,7 @@ def recursion_gap() -> float:
     rng, worst = np.random.default_rng(2), 0.0
     for _ in range(20):
         pi_ref, _, reward = _random_space(rng)
-        beta, eps = rng.uniform(0.5, 20.0), float(rng.choice([1e-5, 1e-2]))
+        beta, eps = rng.uniform(0.5, 20.0), float(rng.choice([PAPER_EPS, 1e-2]))
         p_ref, pi, exact = float(expected_reward(pi_ref, reward)), pi_ref, []
         for _ in range(6):
             pi = grpo_step(pi_ref, pi, reward, beta, eps)

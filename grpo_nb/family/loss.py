@@ -2,7 +2,7 @@
 
 A batch holds B answers of at most T tokens: per-token log-probabilities ``logp`` of the current policy, ``old_logp``
 of the policy that sampled them, ``ref_logp`` of pi_ref, a 0/1 ``mask`` of the real tokens and one advantage per
-answer. Every method is the same three steps, with the pieces of its row (:mod:`grpo_nb.family.methods`):
+answer. Every method is the same three steps, with the pieces of its record (:mod:`grpo_nb.family.methods`):
 
 1. the importance ratio x: per token exp(logp - old_logp); per answer exp of the *mean* token log-ratio (GSPO,
    Zheng et al. 2025) or of their *sum* (RLOO as TRL writes it, the ratio of the answers' probabilities);
@@ -11,8 +11,9 @@ answer. Every method is the same three steps, with the pieces of its row (:mod:`
    CISPO's -sg(min(x, cap)) A logp (MiniMax 2025: the weight is capped and detached, the token keeps its gradient);
    plus beta k3 (times x with ``bias_correction``, TRL's ``use_bias_correction_kl``) where the KL sits in the loss;
 3. the aggregation: each answer's token mean, then the mean over answers (GRPO, GSPO, RLOO); the sum over the batch's
-   tokens over their number (BNPO, DAPO, CISPO, REINFORCE++; DAPO and CISPO divide by ``n_tokens``, the tokens of the
-   whole generation batch); the sum over B L_max (Dr. GRPO, ``max_len`` = L_max).
+   tokens over their number (BNPO, DAPO, CISPO, REINFORCE++; DAPO, CISPO and REINFORCE++ divide by ``n_tokens``, the
+   tokens of the whole generation batch, where it is given, BNPO always by its own); the sum over B L_max (Dr. GRPO,
+   ``max_len`` = L_max).
 
 :func:`loss` returns the value and its gradient with respect to ``logp`` in closed form (the chain rule through the
 ratio, the clip and the stop-gradient), so that the gradient identities of the chapter are exact.
@@ -25,23 +26,15 @@ from typing import NamedTuple
 import numpy as np
 
 from grpo_nb.clipping import clipped_term, clipped_term_slope
-from grpo_nb.family.methods import method
+from grpo_nb.family.methods import METHODS, Aggregation, Clip, KLEstimator, KLPlacement, Method, Ratio, method
 from grpo_nb.kl import k3
 from grpo_nb.validation import check_clip_eps
 
 __all__ = ["DEFAULT_CLIP", "LossValue", "aggregation_weights", "loss"]
 
-#: (clip_eps, clip_eps_high) of each method when none is given; for CISPO the second entry is the cap on the weight.
-DEFAULT_CLIP: dict[str, tuple[float, float]] = {
-    "grpo": (0.2, 0.2),
-    "dr_grpo": (0.2, 0.2),
-    "dapo": (0.2, 0.28),
-    "bnpo": (0.2, 0.2),
-    "gspo": (3e-4, 4e-4),
-    "cispo": (0.2, 5.0),
-    "rloo": (0.2, 0.2),
-    "reinforce_pp": (0.2, 0.2),
-}
+#: (clip_eps, clip_eps_high) of each method when none is given (each record's ``clip_range``); for CISPO the second
+#: entry is the cap on the weight.
+DEFAULT_CLIP: dict[str, tuple[float, float]] = {m.name: m.clip_range for m in METHODS}
 
 
 class LossValue(NamedTuple):
@@ -69,19 +62,24 @@ def _arrays(logp, advantages, old_logp, ref_logp, mask) -> tuple[np.ndarray, ...
     return out[0], adv[:, None], out[1], out[2], out[3]
 
 
-def aggregation_weights(name: str, mask: np.ndarray, *, max_len: int | None = None, n_tokens: float | None = None):
-    """The weight w of each token's term in the method's loss sum_t w_t l_t, shape (B, T) (step 3 above)."""
+def aggregation_weights(
+    name: str | Method, mask: np.ndarray, *, max_len: int | None = None, n_tokens: float | None = None
+) -> np.ndarray:
+    """The weight w of each token's term in the method's loss sum_t w_t l_t, shape (B, T) (step 3 above), by the
+    record's :class:`~grpo_nb.family.methods.Aggregation`."""
     row = method(name)
     mask = np.asarray(mask, dtype=float)
     B, T = mask.shape
-    if row.aggregation in ("sequence_mean", "sequence"):
+    if row.aggregation in (Aggregation.SEQUENCE_MEAN, Aggregation.SEQUENCE):
         return mask / mask.sum(axis=1, keepdims=True) / B
-    if row.aggregation == "constant":
+    if row.aggregation is Aggregation.CONSTANT:
         max_len = T if max_len is None else max_len
         if not (isinstance(max_len, int) and max_len >= T):
             raise ValueError(f"max_len={max_len!r} is out of range; valid range is integers >= T = {T}")
         return mask / (B * max_len)
-    n = mask.sum() if n_tokens is None or name == "bnpo" else n_tokens
+    if row.aggregation not in (Aggregation.BATCH_TOKENS, Aggregation.LOCAL_TOKENS):
+        raise ValueError(f"aggregation={row.aggregation.value!r} has no token weights; valid: {list(Aggregation)}")
+    n = mask.sum() if n_tokens is None or row.aggregation is Aggregation.LOCAL_TOKENS else n_tokens
     if not n > 0:
         raise ValueError(f"n_tokens={n_tokens!r} is out of range; valid range is n_tokens > 0")
     return mask / n
@@ -90,14 +88,16 @@ def aggregation_weights(name: str, mask: np.ndarray, *, max_len: int | None = No
 def _log_ratio(row, logp, old_logp, mask) -> tuple[np.ndarray, np.ndarray]:
     """log x broadcast to (B, T), and dx/dlogp_t / x: 1 per token, m_t / n_i (sequence mean) or m_t (sum)."""
     d = (logp - old_logp) * mask
-    if row.ratio == "token":
+    if row.ratio is Ratio.TOKEN:
         return logp - old_logp, np.ones_like(logp)
-    per_token = mask / mask.sum(axis=1, keepdims=True) if row.ratio == "sequence_mean" else mask
+    if row.ratio not in (Ratio.SEQUENCE_MEAN, Ratio.SEQUENCE_SUM):
+        raise ValueError(f"ratio={row.ratio.value!r} has no rule; valid values are {[r.value for r in Ratio]}")
+    per_token = mask / mask.sum(axis=1, keepdims=True) if row.ratio is Ratio.SEQUENCE_MEAN else mask
     return np.broadcast_to((d * per_token).sum(axis=1, keepdims=True), logp.shape), per_token
 
 
 def loss(
-    name: str,
+    name: str | Method,
     logp: object,
     advantages: object,
     *,
@@ -111,30 +111,35 @@ def loss(
     max_len: int | None = None,
     n_tokens: float | None = None,
 ) -> LossValue:
-    """The loss of method ``name`` on a batch (module docstring) and its gradient with respect to ``logp``.
+    """The loss of method ``name`` (a name of :data:`grpo_nb.family.METHOD_NAMES` or a :class:`Method` record) on a
+    batch (module docstring) and its gradient with respect to ``logp``.
 
     ``old_logp`` and ``ref_logp`` default to ``logp`` (on-policy, at pi_ref), ``mask`` to all ones; ``clip_eps`` and
-    ``clip_eps_high`` to :data:`DEFAULT_CLIP`. ``beta`` > 0 adds the k3 term to the loss, which RLOO and REINFORCE++
-    do not do (their KL sits in the reward: ValueError). Raises ValueError for arrays of the wrong shape or a bad
-    clip range.
+    ``clip_eps_high`` to the record's ``clip_range`` (:data:`DEFAULT_CLIP`). ``beta`` > 0 adds the record's KL
+    estimator (k3, the one the loss implements) to the loss, which RLOO and REINFORCE++ do not do (their KL sits in
+    the reward: ValueError). Raises ValueError for arrays of the wrong shape or a bad clip range.
     """
     row = method(name)
     logp, adv, old_logp, ref_logp, mask = _arrays(logp, advantages, old_logp, ref_logp, mask)
     if not (np.isfinite(beta) and beta >= 0):
         raise ValueError(f"beta={beta!r} is out of range; valid range is 0 <= beta < inf")
-    if beta > 0 and row.kl == "reward":
-        raise ValueError(f"beta={beta!r} is out of range for name={name!r}, whose KL sits in the reward; valid: beta=0")
-    lo, hi = (c if v is None else v for c, v in zip(DEFAULT_CLIP[name], (clip_eps, clip_eps_high), strict=True))
+    if beta > 0 and row.kl is KLPlacement.REWARD:
+        raise ValueError(
+            f"beta={beta!r} is out of range for name={row.name!r}, whose KL sits in the reward; valid: beta=0"
+        )
+    if beta > 0 and row.kl_estimator is not KLEstimator.K3:
+        raise ValueError(f"kl_estimator={row.kl_estimator.value!r} has no term in the loss; valid: 'k3'")
+    lo, hi = (c if v is None else v for c, v in zip(row.clip_range, (clip_eps, clip_eps_high), strict=True))
     check_clip_eps(lo)
     check_clip_eps(hi)
-    w = aggregation_weights(name, mask, max_len=max_len, n_tokens=n_tokens)
+    w = aggregation_weights(row, mask, max_len=max_len, n_tokens=n_tokens)
     log_x, dlogx = _log_ratio(row, logp, old_logp, mask)
     x = np.exp(log_x)
     a = np.broadcast_to(adv, logp.shape)
-    if row.clip == "is_weight":
+    if row.clip is Clip.IS_WEIGHT:
         term = -np.minimum(x, hi) * a * logp
         direct, via_x = -np.minimum(x, hi) * a, np.zeros_like(x)
-    else:
+    else:  # symmetric, clip-higher, and none (whose clip_range is (inf, inf))
         term = -np.where(a >= 0, clipped_term(x, a, hi), clipped_term(x, a, lo))
         direct, via_x = np.zeros_like(x), -np.where(a >= 0, clipped_term_slope(x, a, hi), clipped_term_slope(x, a, lo))
     if beta > 0:
@@ -144,7 +149,7 @@ def loss(
         direct = direct + beta * dkl * (x if bias_correction else 1.0)
         via_x = via_x + (beta * kl if bias_correction else 0.0)
     value = float((w * term).sum())
-    if row.ratio == "token":
+    if row.ratio is Ratio.TOKEN:
         grad = w * (direct + via_x * x)
     else:
         grad = w * direct + (w * via_x).sum(axis=1, keepdims=True) * x * dlogx

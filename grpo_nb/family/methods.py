@@ -1,9 +1,13 @@
-"""The GRPO family as data: one row per method, what its loss is made of (the chapter "The GRPO family").
+"""The GRPO family as data: one record per method, everything its advantage and its loss are made of (the chapter
+"The GRPO family").
 
-Each :class:`Method` names the pieces in which the methods differ: the advantage and its normaliser, the
-importance-ratio granularity, the clip, where the KL sits and which estimator it uses, the length aggregation, and
-the TRL 1.16 flags that select it. The advantage and the loss themselves are computed by
-:func:`grpo_nb.family.advantage` and :func:`grpo_nb.family.loss`, which read these rows.
+Each :class:`Method` holds the pieces in which the methods differ: the advantage (its centring and its scaling, the
+advantage's normaliser), the importance-ratio granularity, the clip kind and its default range, where the KL sits and
+which estimator it uses, the length aggregation, and the TRL 1.16 trainer and ``GRPOConfig`` flags that select it.
+The categorical fields are enumerations; a string is converted when the record is made, and a value that is not one
+of them raises ValueError there. The advantage and the loss themselves are computed by
+:func:`grpo_nb.family.advantage` and :func:`grpo_nb.family.loss`, which read these records: adding a method is one
+record.
 
 Papers: GRPO (Shao et al. 2024, ``shao2024deepseekmath``; Mroueh 2025, Eq. 4), Dr. GRPO (Liu et al. 2025,
 ``liu2025drgrpo``), DAPO (Yu et al. 2025, ``yu2025dapo``), BNPO (TRL's ``loss_type="bnpo"``: the GRPO loss averaged
@@ -14,63 +18,224 @@ REINFORCE++ (Hu 2025, ``hu2025reinforcepp``).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from enum import Enum
 
-from grpo_nb.validation import check_choice
+from grpo_nb.constants import (
+    CISPO_WEIGHT_CAP,
+    CLIP_EPS,
+    DAPO_CLIP_EPS_HIGH,
+    GSPO_CLIP_EPS,
+    GSPO_CLIP_EPS_HIGH,
+)
+from grpo_nb.validation import check_choice, check_clip_eps
 
-__all__ = ["METHODS", "METHOD_NAMES", "Method", "method"]
+__all__ = [
+    "METHODS",
+    "METHOD_NAMES",
+    "Aggregation",
+    "Centring",
+    "Clip",
+    "KLEstimator",
+    "KLPlacement",
+    "Method",
+    "Ratio",
+    "Scaling",
+    "SilentGroups",
+    "TRLTrainer",
+    "method",
+]
+
+
+class Centring(str, Enum):
+    """The baseline subtracted from a reward: the group mean, the mean of the other G - 1 answers of the group (RLOO)
+    or the mean of every reward in the batch (REINFORCE++)."""
+
+    GROUP = "group"
+    LEAVE_ONE_OUT = "leave_one_out"
+    BATCH = "batch"
+
+
+class Scaling(str, Enum):
+    """The advantage's normaliser: the group's standard deviation (Eq. 4 or TRL's form), the batch's, or none."""
+
+    GROUP_STD = "group_std"
+    BATCH_STD = "batch_std"
+    NONE = "none"
+
+
+class Ratio(str, Enum):
+    """The importance ratio: per token, or per answer as the geometric mean of the token ratios (GSPO) or as their
+    product (the ratio of the whole answer's probabilities)."""
+
+    TOKEN = "token"
+    SEQUENCE_MEAN = "sequence_mean"
+    SEQUENCE_SUM = "sequence_sum"
+
+
+class Clip(str, Enum):
+    """The clip: PPO's symmetric range, a wider upper range (clip-higher), the ratio itself capped and detached as a
+    weight (CISPO), or none."""
+
+    SYMMETRIC = "symmetric"
+    CLIP_HIGHER = "clip_higher"
+    IS_WEIGHT = "is_weight"
+    NONE = "none"
+
+
+class KLPlacement(str, Enum):
+    """Where the KL to pi_ref sits: a term added to the loss, a penalty subtracted from the reward, or nowhere."""
+
+    LOSS = "loss"
+    REWARD = "reward"
+    NONE = "none"
+
+
+class KLEstimator(str, Enum):
+    """Schulman's estimator of the KL (:mod:`grpo_nb.kl`): k1 (in the reward) or k3 (in the loss; also the term TRL's
+    trainer adds to a method without KL when it is given beta > 0)."""
+
+    K1 = "k1"
+    K3 = "k3"
+
+
+class Aggregation(str, Enum):
+    """How the token terms are averaged: each answer's token mean, then the mean over answers (``sequence_mean``);
+    the sum over the batch's tokens over the generation batch's token count ``n_tokens`` where given
+    (``batch_tokens``); the same over the local batch's own tokens, whatever ``n_tokens`` (``local_tokens``, BNPO);
+    over B L_max (``constant``); one term per answer (``sequence``)."""
+
+    SEQUENCE_MEAN = "sequence_mean"
+    BATCH_TOKENS = "batch_tokens"
+    LOCAL_TOKENS = "local_tokens"
+    CONSTANT = "constant"
+    SEQUENCE = "sequence"
+
+
+class SilentGroups(str, Enum):
+    """What happens to a group whose rewards are all equal (a silent group), as the family table words it."""
+
+    KEPT = "zero advantage, kept"
+    DROPPED = "dropped, batch refilled"
+    NONZERO = "nonzero advantage"
+
+
+class TRLTrainer(str, Enum):
+    """The TRL 1.16 trainer that runs a method, or none."""
+
+    GRPO = "GRPOTrainer"
+    RLOO = "RLOOTrainer"
+    NONE = ""
+
+
+#: The enumerated fields of :class:`Method` and their enumerations.
+_ENUM_FIELDS: dict[str, type[Enum]] = {
+    "centring": Centring,
+    "scaling": Scaling,
+    "ratio": Ratio,
+    "clip": Clip,
+    "kl": KLPlacement,
+    "kl_estimator": KLEstimator,
+    "aggregation": Aggregation,
+    "silent_groups": SilentGroups,
+    "trl_trainer": TRLTrainer,
+}
+
+
+def _flag(key: str, value: object) -> str:
+    """One TRL flag as the book writes it: strings in double quotes, numbers as Python prints them."""
+    return f'{key}="{value}"' if isinstance(value, str) else f"{key}={value!r}"
 
 
 @dataclass(frozen=True)
 class Method:
-    """One row of the family table.
+    """One method of the family: every field the advantage, the loss and the family tables read.
 
-    ``centring``: "group" (the group mean), "leave_one_out" (the mean of the other G - 1 answers) or "batch" (the
-    mean of every reward in the batch); ``scaling``: "group_std" (the group's standard deviation), "batch_std" (the
-    batch's) or "none"; ``ratio``: "token", "sequence_mean" (the geometric mean of the token ratios, GSPO) or
-    "sequence_sum" (their product, the ratio of the whole answer's probabilities);
-    ``clip``: "symmetric", "clip_higher" (a wider upper range), "is_weight" (the ratio itself is capped and detached)
-    or "none"; ``kl``: "loss" (a k3 term added to the loss), "reward" (k1 subtracted from the reward) or "none";
-    ``aggregation`` names how token terms are averaged: "sequence_mean" (each answer's token mean, then the mean over
-    answers), "batch_tokens" (the sum over the batch's tokens over their number), "constant" (over B L_max) or
-    "sequence" (one term per answer); ``trl``: the TRL 1.16 flags that select it ("" where TRL has none).
+    ``centring`` (:class:`Centring`) and ``scaling`` (:class:`Scaling`): the advantage; ``ratio`` (:class:`Ratio`);
+    ``clip`` (:class:`Clip`) and ``clip_range``, its default (clip_eps, clip_eps_high) (for ``is_weight`` the second
+    entry is the cap on the weight; for ``none`` both are inf); ``kl`` (:class:`KLPlacement`) and ``kl_estimator``
+    (:class:`KLEstimator`); ``aggregation`` (:class:`Aggregation`); ``silent_groups`` (:class:`SilentGroups`);
+    ``trl_trainer`` (:class:`TRLTrainer`) and ``trl_flags``, the ``GRPOConfig`` keyword arguments that select the
+    method in TRL 1.16, as (name, value) pairs in the order the book prints them (a mapping is accepted). A string is
+    converted to its enumeration here: ValueError naming the field, the value and the valid values otherwise.
     """
 
     name: str
     label: str
     cite: str
-    centring: str
-    scaling: str
-    ratio: str
-    clip: str
-    kl: str
-    aggregation: str
-    trl: str
-    silent_groups: str
+    centring: Centring
+    scaling: Scaling
+    ratio: Ratio
+    clip: Clip
+    clip_range: tuple[float, float]
+    kl: KLPlacement
+    kl_estimator: KLEstimator
+    aggregation: Aggregation
+    silent_groups: SilentGroups
+    trl_trainer: TRLTrainer
+    trl_flags: tuple[tuple[str, object], ...] = ()
+
+    def __post_init__(self) -> None:
+        for field, enum in _ENUM_FIELDS.items():
+            value = check_choice(field, getattr(self, field), tuple(member.value for member in enum))
+            object.__setattr__(self, field, enum(value))
+        lo, hi = (float(check_clip_eps(c)) for c in self.clip_range)
+        if self.clip is Clip.NONE and (lo, hi) != (float("inf"), float("inf")):
+            raise ValueError(f"clip_range={self.clip_range!r} is not valid for clip='none'; valid: (inf, inf)")
+        object.__setattr__(self, "clip_range", (lo, hi))
+        flags = self.trl_flags.items() if isinstance(self.trl_flags, Mapping) else self.trl_flags
+        object.__setattr__(self, "trl_flags", tuple((str(key), value) for key, value in flags))
+
+    @property
+    def trl_config(self) -> dict[str, object]:
+        """The ``GRPOConfig`` keyword arguments of :attr:`trl_flags`, as a dict."""
+        return dict(self.trl_flags)
+
+    @property
+    def trl(self) -> str:
+        """The TRL flags as the family table prints them (``loss_type="dapo", epsilon_high=0.28, beta=0``); the
+        trainer's name where it needs no flags, "" where TRL has none."""
+        if self.trl_flags:
+            return ", ".join(_flag(key, value) for key, value in self.trl_flags)
+        return self.trl_trainer.value
 
 
+_DEFAULT_CLIP = (CLIP_EPS, CLIP_EPS)
+_GRPO, _KEPT = TRLTrainer.GRPO, SilentGroups.KEPT
 METHODS: tuple[Method, ...] = (
-    Method("grpo", "GRPO", "shao2024deepseekmath", "group", "group_std", "token", "symmetric", "loss",
-           "sequence_mean", 'loss_type="grpo"', "zero advantage, kept"),
-    Method("dr_grpo", "Dr. GRPO", "liu2025drgrpo", "group", "none", "token", "symmetric", "loss",
-           "constant", 'loss_type="dr_grpo", scale_rewards="none"', "zero advantage, kept"),
-    Method("dapo", "DAPO", "yu2025dapo", "group", "group_std", "token", "clip_higher", "none",
-           "batch_tokens", 'loss_type="dapo", epsilon_high=0.28, beta=0', "dropped, batch refilled"),
-    Method("bnpo", "BNPO (TRL)", "vonwerra2020trl", "group", "group_std", "token", "symmetric", "loss",
-           "batch_tokens", 'loss_type="bnpo"', "zero advantage, kept"),
-    Method("gspo", "GSPO", "zheng2025gspo", "group", "group_std", "sequence_mean", "symmetric", "none",
-           "sequence_mean", 'importance_sampling_level="sequence", loss_type="grpo"', "zero advantage, kept"),
-    Method("cispo", "CISPO", "minimax2025m1", "group", "group_std", "token", "is_weight", "none",
-           "batch_tokens", 'loss_type="cispo", epsilon_high=5.0', "zero advantage, kept"),
-    Method("rloo", "RLOO", "ahmadian2024back", "leave_one_out", "none", "sequence_sum", "symmetric", "reward",
-           "sequence", "RLOOTrainer", "zero advantage, kept"),
-    Method("reinforce_pp", "REINFORCE++", "hu2025reinforcepp", "batch", "batch_std", "token", "symmetric",
-           "reward", "batch_tokens", "", "nonzero advantage"),
+    Method("grpo", "GRPO", "shao2024deepseekmath", Centring.GROUP, Scaling.GROUP_STD, Ratio.TOKEN, Clip.SYMMETRIC,
+           _DEFAULT_CLIP, KLPlacement.LOSS, KLEstimator.K3, Aggregation.SEQUENCE_MEAN, _KEPT, _GRPO,
+           (("loss_type", "grpo"),)),
+    Method("dr_grpo", "Dr. GRPO", "liu2025drgrpo", Centring.GROUP, Scaling.NONE, Ratio.TOKEN, Clip.SYMMETRIC,
+           _DEFAULT_CLIP, KLPlacement.LOSS, KLEstimator.K3, Aggregation.CONSTANT, _KEPT, _GRPO,
+           (("loss_type", "dr_grpo"), ("scale_rewards", "none"))),
+    Method("dapo", "DAPO", "yu2025dapo", Centring.GROUP, Scaling.GROUP_STD, Ratio.TOKEN, Clip.CLIP_HIGHER,
+           (CLIP_EPS, DAPO_CLIP_EPS_HIGH), KLPlacement.NONE, KLEstimator.K3, Aggregation.BATCH_TOKENS,
+           SilentGroups.DROPPED, _GRPO, (("loss_type", "dapo"), ("epsilon_high", DAPO_CLIP_EPS_HIGH), ("beta", 0))),
+    Method("bnpo", "BNPO (TRL)", "vonwerra2020trl", Centring.GROUP, Scaling.GROUP_STD, Ratio.TOKEN, Clip.SYMMETRIC,
+           _DEFAULT_CLIP, KLPlacement.LOSS, KLEstimator.K3, Aggregation.LOCAL_TOKENS, _KEPT, _GRPO,
+           (("loss_type", "bnpo"),)),
+    Method("gspo", "GSPO", "zheng2025gspo", Centring.GROUP, Scaling.GROUP_STD, Ratio.SEQUENCE_MEAN, Clip.SYMMETRIC,
+           (GSPO_CLIP_EPS, GSPO_CLIP_EPS_HIGH), KLPlacement.NONE, KLEstimator.K3, Aggregation.SEQUENCE_MEAN, _KEPT,
+           _GRPO, (("importance_sampling_level", "sequence"), ("loss_type", "grpo"))),
+    Method("cispo", "CISPO", "minimax2025m1", Centring.GROUP, Scaling.GROUP_STD, Ratio.TOKEN, Clip.IS_WEIGHT,
+           (CLIP_EPS, CISPO_WEIGHT_CAP), KLPlacement.NONE, KLEstimator.K3, Aggregation.BATCH_TOKENS, _KEPT, _GRPO,
+           (("loss_type", "cispo"), ("epsilon_high", CISPO_WEIGHT_CAP))),
+    Method("rloo", "RLOO", "ahmadian2024back", Centring.LEAVE_ONE_OUT, Scaling.NONE, Ratio.SEQUENCE_SUM,
+           Clip.SYMMETRIC, _DEFAULT_CLIP, KLPlacement.REWARD, KLEstimator.K1, Aggregation.SEQUENCE, _KEPT,
+           TRLTrainer.RLOO),
+    Method("reinforce_pp", "REINFORCE++", "hu2025reinforcepp", Centring.BATCH, Scaling.BATCH_STD, Ratio.TOKEN,
+           Clip.SYMMETRIC, _DEFAULT_CLIP, KLPlacement.REWARD, KLEstimator.K1, Aggregation.BATCH_TOKENS,
+           SilentGroups.NONZERO, TRLTrainer.NONE),
 )  # fmt: skip
 METHOD_NAMES: tuple[str, ...] = tuple(m.name for m in METHODS)
 
 
-def method(name: str) -> Method:
-    """The row of method ``name`` (one of :data:`METHOD_NAMES`); ValueError for any other name."""
+def method(name: str | Method) -> Method:
+    """The record of method ``name`` (one of :data:`METHOD_NAMES`), or ``name`` itself when it is a :class:`Method`
+    (a method outside the table); ValueError for any other name."""
+    if isinstance(name, Method):
+        return name
     check_choice("name", name, METHOD_NAMES)
     return next(m for m in METHODS if m.name == name)

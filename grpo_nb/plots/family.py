@@ -11,6 +11,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 
+from grpo_nb.constants import PAPER_EPS
 from grpo_nb.dynamics.regimes import regime_grid, regime_map
 from grpo_nb.family.objectives import SuccessOnlyRecursion, gap
 from grpo_nb.plots.dynamics import plot_regime_maps
@@ -28,7 +29,7 @@ FAMILY_RECURSIONS = (
 )
 
 
-def draw_gaps(eps: float = 1e-5) -> Figure:
+def draw_gaps(eps: float = PAPER_EPS) -> Figure:
     """s(p) = w+ + w- of each normalisation (the slope of what it climbs), with Eq. 4's omega+ and omega-."""
     p = np.linspace(0.005, 0.995, 397)
     fig, ax = plt.subplots(figsize=(6.4, 3.6))
@@ -45,7 +46,7 @@ def draw_gaps(eps: float = 1e-5) -> Figure:
     return fig
 
 
-def draw_family_regimes(eps: float = 1e-5, *, n_beta: int = 40, n_p: int = 40) -> Figure:
+def draw_family_regimes(eps: float = PAPER_EPS, *, n_beta: int = 40, n_p: int = 40) -> Figure:
     """Regime maps over the (beta, p_ref) grid of :func:`grpo_nb.dynamics.regimes.regime_grid`, one panel per
     recursion of :data:`FAMILY_RECURSIONS`, two panels a row."""
     p_ref, beta = regime_grid(n_beta, n_p)

@@ -15,6 +15,7 @@ import numpy as np
 from matplotlib.figure import Figure
 from scipy.special import expit, logit
 
+from grpo_nb.constants import PAPER_EPS
 from grpo_nb.dynamics.fixed_points import fixed_points
 from grpo_nb.dynamics.map import h, iterate_logit, logit_map
 from grpo_nb.dynamics.paper_bounds import theorem3_condition, theorem4_beta_bound
@@ -62,7 +63,9 @@ def _p_grid(eps: float, n_grid: int = 801) -> np.ndarray:
     return p if eps > 0 else p[1:-1]
 
 
-def draw_fig2(p_refs: Sequence[float] = FIG2_P_REFS, betas: Sequence[float] = FIG2_BETAS, eps: float = 1e-5) -> Figure:
+def draw_fig2(
+    p_refs: Sequence[float] = FIG2_P_REFS, betas: Sequence[float] = FIG2_BETAS, eps: float = PAPER_EPS
+) -> Figure:
     """Fig. 2: h against p with y = p, one panel per p_ref, one curve per beta; fixed points marked."""
     p = _p_grid(eps)
     panels = []
@@ -75,7 +78,7 @@ def draw_fig2(p_refs: Sequence[float] = FIG2_P_REFS, betas: Sequence[float] = FI
     return plot_map_panels(p, panels, title=rf"$\varepsilon = {_tex(eps)}$")
 
 
-def draw_fig3(eps: float = 1e-5, n_beta: int = 241, n_p: int = 241) -> Figure:
+def draw_fig3(eps: float = PAPER_EPS, n_beta: int = 241, n_p: int = 241) -> Figure:
     """Fig. 3: where Theorem 3's condition (2) holds over (beta, p_ref), p_ref in (1/2, 1 - 1e-7) on a logit axis.
 
     (For p_ref <= 1/2 Theorem 3 needs no condition, case (1).)
@@ -86,14 +89,14 @@ def draw_fig3(eps: float = 1e-5, n_beta: int = 241, n_p: int = 241) -> Figure:
     return plot_condition2_region(p_ref, beta, holds, title=rf"Theorem 3's condition (2), $\varepsilon = {_tex(eps)}$")
 
 
-def draw_fig4(eps_values: Sequence[float] = (1e-5, 1e-3, 1e-1), n_grid: int = 2001) -> Figure:
+def draw_fig4(eps_values: Sequence[float] = (PAPER_EPS, 1e-3, 1e-1), n_grid: int = 2001) -> Figure:
     """Fig. 4: Theorem 4's lower bound B(p*) on beta against p*, one curve per eps."""
     p_star = np.linspace(0.0, 1.0, n_grid)[1:-1]
     bounds = [(rf"$\varepsilon = {_tex(eps)}$", theorem4_beta_bound(p_star, eps)) for eps in eps_values]
     return plot_beta_bound(p_star, bounds, r"Theorem 4: $|h'(p^*)| < 1$ iff $\beta > \mathcal{B}(p^*)$")
 
 
-def draw_fig5(cases: Sequence[tuple[float, float]] = FIG5_CASES, eps: float = 1e-5, n: int = 60) -> Figure:
+def draw_fig5(cases: Sequence[tuple[float, float]] = FIG5_CASES, eps: float = PAPER_EPS, n: int = 60) -> Figure:
     """Fig. 5: the iterations p_n = h(p_{n-1}) from p_0 = p_ref, for several (p_ref, beta)."""
     p_ref = np.array([c[0] for c in cases])
     beta = np.array([c[1] for c in cases])
@@ -102,7 +105,7 @@ def draw_fig5(cases: Sequence[tuple[float, float]] = FIG5_CASES, eps: float = 1e
     return plot_iterations(expit(z), z, labels, title=rf"Iterations of Eq. (8), $\varepsilon = {_tex(eps)}$")
 
 
-def draw_cobweb(p_ref: float = 0.001, beta: float = 5.0, eps: float = 1e-5, *, n: int = 40) -> Figure:
+def draw_cobweb(p_ref: float = 0.001, beta: float = 5.0, eps: float = PAPER_EPS, *, n: int = 40) -> Figure:
     """Cobweb plots of the n first steps of the orbit from p_ref: in p (whole square, then zoomed on the orbit) side
     by side, and below them in logit coordinates."""
     z_show = iterate_logit(p_ref, beta, eps, n=n)
@@ -159,7 +162,7 @@ def regime_panel(rmap: RegimeMap, title: str, marks: Sequence[tuple[float, float
 
 
 def draw_regime_maps(
-    eps_values: Sequence[float] = (1e-5, 1e-2), *, n_beta: int = 60, n_p: int = 60, marks=((0.001, 5.0, "Fig. 5"),)
+    eps_values: Sequence[float] = (PAPER_EPS, 1e-2), *, n_beta: int = 60, n_p: int = 60, marks=((0.001, 5.0, "Fig. 5"),)
 ) -> Figure:
     """The regime map over (beta, p_ref) for each eps (coarse default grid, for the explorer)."""
     p_ref, beta = regime_grid(n_beta, n_p)

@@ -15,6 +15,7 @@ import numpy as np
 from matplotlib.figure import Figure
 from scipy.special import expit, logit
 
+from grpo_nb.constants import PAPER_EPS
 from grpo_nb.dynamics.fixed_points import fixed_points
 from grpo_nb.dynamics.regimes import RegimeMap, regime_grid, regime_map
 from grpo_nb.plots.dynamics import plot_cobweb, plot_regime_maps
@@ -65,7 +66,7 @@ def _cobweb_panel(ax: plt.Axes, variant: Variant, p_ref: float, beta: float, eps
 
 
 def draw_variant_orbits(
-    p_ref: float = 1e-3, beta: float = 5.0, eps: float = 1e-5, *, alpha: float = 0.5, n: int = 40
+    p_ref: float = 1e-3, beta: float = 5.0, eps: float = PAPER_EPS, *, alpha: float = 0.5, n: int = 40
 ) -> Figure:
     """Top: p_n against n for the paper's iteration, mean+var and mean-only at ``alpha``, and the mirror (alpha = 0).
 
@@ -91,7 +92,7 @@ def draw_variant_orbits(
     return fig
 
 
-def draw_effective_beta(beta: float = 2.0, eps_values: Sequence[float] = (1e-5, 1e-2)) -> Figure:
+def draw_effective_beta(beta: float = 2.0, eps_values: Sequence[float] = (PAPER_EPS, 1e-2)) -> Figure:
     """Top: beta_eff / beta = sqrt(p(1-p) + eps) against p, one curve per eps.
 
     Bottom, for the first eps: the push g(z) - (anchor logit) of mean + variance normalisation, 1/(beta sqrt(v + eps)),

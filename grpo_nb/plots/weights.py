@@ -12,6 +12,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from grpo_nb.clipping import clipped_term
+from grpo_nb.constants import CLIP_EPS
 from grpo_nb.weights import omega_minus, omega_plus
 
 __all__ = ["draw_clipped_objective", "draw_eps_placement", "draw_weights", "plot_clipped_objective", "plot_weights"]
@@ -94,7 +95,7 @@ def draw_weights(
     return plot_weights(p, curves, ymax=ymax, logy=logy, title=title)
 
 
-def draw_clipped_objective(clip_eps: float = 0.2, advantage: float = 1.0) -> Figure:
+def draw_clipped_objective(clip_eps: float = CLIP_EPS, advantage: float = 1.0) -> Figure:
     """§2.1's clipped term f(x, +A) (a success) and f(x, -A) (a failure) against the ratio x, with x A dashed."""
     ratio = np.linspace(0.0, 2.0, 401)
     panels = {rf"$A = +{advantage:g}$ (success)": advantage, rf"$A = -{advantage:g}$ (failure)": -advantage}

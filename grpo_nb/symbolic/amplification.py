@@ -22,6 +22,7 @@ import numpy as np
 import sympy as sp
 from scipy.special import logit
 
+from grpo_nb.constants import PAPER_EPS
 from grpo_nb.dynamics.fixed_points import fixed_points_grid
 from grpo_nb.dynamics.map import h as h_num
 from grpo_nb.dynamics.map import h_prime as h_prime_num
@@ -309,7 +310,7 @@ def theorem3_case_low_pref(n_grid: int = 41, claimed: Claimed = None) -> list[Id
     p_ref = np.linspace(1e-3, 0.5, n_grid)
     beta = np.logspace(-2, 2, n_grid)
     worst = np.inf
-    for eps in (1e-5, 1e-2):
+    for eps in (PAPER_EPS, 1e-2):
         pr, be = np.meshgrid(p_ref, beta, indexing="ij")
         s = np.linspace(0.0, 1.0, 201)[:, None, None]
         p = s * pr
@@ -441,7 +442,7 @@ def theorem3_case_high_pref(n_grid: int = 31, claimed: Claimed = None, bound_sca
     worst_bound, worst_sign, n_cond = np.inf, np.inf, 0
     s = np.linspace(1e-6, 1.0, 101)[:, None, None]
     pr, be = np.meshgrid(p_ref, beta, indexing="ij")
-    for eps in (1e-5, 1e-2):
+    for eps in (PAPER_EPS, 1e-2):
         p = 0.5 + s * (pr - 0.5)
         fp = np.asarray(h_prime_num(p, pr, be, eps)) - 1.0
         cosh2 = np.cosh(np.minimum(1.0 / (2 * be * np.sqrt(0.25 + eps)), 700.0)) ** 2
@@ -505,7 +506,7 @@ def theorem3_amplification_without_condition(n_grid: int = 60, bound_scale: floa
     p_ref = np.linspace(0.01, 0.99, n_grid)
     beta = np.logspace(-2, 1, n_grid)
     pr, be = np.meshgrid(p_ref, beta, indexing="ij")
-    eps = 1e-5
+    eps = PAPER_EPS
     grid = fixed_points_grid(pr, be, eps)
     floor = bound_scale * 2.0 / (be * np.sqrt(1 + 4 * eps))
     gaps = grid.logits - logit(pr)[..., None]

@@ -22,6 +22,7 @@ from scipy.special import expit, logit
 
 from grpo_nb.advantage import group_advantage, group_rewards
 from grpo_nb.clipping import clipped_term
+from grpo_nb.constants import PAPER_EPS, TRL_STD_EPS
 from grpo_nb.dynamics.chaos_region import twin_orbit_growth
 from grpo_nb.dynamics.cycle_geometry import flip_interval, no_cycle_threshold
 from grpo_nb.dynamics.fixed_points import fixed_points, fixed_points_grid
@@ -381,13 +382,14 @@ def _theorem5_limsup() -> Erratum:
 def divergent_remark() -> Identity:
     """The paper's "divergent" run (beta = 5, p_ref = 0.001, eps = 1e-5) does not converge, so "divergent" is right;
     more precisely its orbit settles on a 2-cycle around an unstable fixed point (slope below -1)."""
-    kind = orbit_kind(0.001, 5.0, 1e-5)
-    lowest = fixed_points(0.001, 5.0, 1e-5)[0]
+    kind = orbit_kind(0.001, 5.0, PAPER_EPS)
+    lowest = fixed_points(0.001, 5.0, PAPER_EPS)[0]
+    two_cycle = kind.kind == "cycle" and kind.period == 2 and lowest.slope < -1
     check = Identity(
         name="beta = 5, p_ref = 0.001, eps = 1e-5: the orbit is a 2-cycle around an unstable fixed point",
         lhs=sp.Symbol(kind.kind),
         rhs=sp.Integer(kind.period or 0),
-        holds=kind.kind == "cycle" and kind.period == 2 and lowest.slope < -1 and not orbit_converges(0.001, 5.0, 1e-5),
+        holds=two_cycle and not orbit_converges(0.001, 5.0, PAPER_EPS),
         relation="period",
         notes=f"lowest fixed point p* = {lowest.p:.4f} with h'(p*) = {lowest.slope:.3f}; the orbit does not converge",
     )
@@ -416,7 +418,7 @@ def _convergence_cases() -> tuple[tuple[float, float, float], ...]:
     """The (p_ref, beta, eps) on which :func:`threshold_reading_check` tests the threshold's reading: p_ref = 0.2 and
     0.45 on a beta grid from 0.05 to 50, p_ref = p_c itself at beta = 5, the two counterexamples to convergence, and
     prompts 10% below and above the first doubling threshold p_up(5, 1e-5)."""
-    eps, p_up = 1e-5, flip_interval(5.0, 1e-5)[1]
+    eps, p_up = PAPER_EPS, flip_interval(5.0, PAPER_EPS)[1]
     grid = [(p, float(b), eps) for p in (0.2, 0.45) for b in np.geomspace(0.05, 50.0, 13)]
     edge = [(float(no_cycle_threshold(5.0, eps)), 5.0, eps), (1e-3, 5.0, eps), (1e-4, 5.2, eps)]
     return (*grid, *edge, (0.9 * p_up, 5.0, eps), (1.1 * p_up, 5.0, eps))
@@ -445,7 +447,7 @@ def threshold_reading_check() -> Identity:
 
 
 def _convergence_claim() -> Erratum:
-    cycle, chaos, eps = (1e-3, 5.0, 1e-5), (1e-4, 5.2, 1e-5), 1e-5
+    cycle, chaos, eps = (1e-3, 5.0, PAPER_EPS), (1e-4, 5.2, PAPER_EPS), PAPER_EPS
     p_c, p_up = float(no_cycle_threshold(5.0, eps)), flip_interval(5.0, eps)[1]
     printed = _numeric(
         "the orbit from p_ref converges, at the 2-cycle and at the chaotic example",
@@ -511,7 +513,7 @@ def _p_star_one() -> Erratum:
     p_ref = 1 / (1 + sp.exp(-a))
     h_at_one = 1 / (1 + (1 - p_ref) / p_ref * sp.exp(-1 / (beta * sp.sqrt(eps))))  # Eq. (8) at p = 1 (v = 0)
     gap = sp.simplify(1 - h_at_one)
-    grid = np.meshgrid(np.geomspace(1e-9, 1 - 1e-9, 9), np.geomspace(1e-3, 1e3, 9), [1e-8, 1e-5, 1e-2, 1.0])
+    grid = np.meshgrid(np.geomspace(1e-9, 1 - 1e-9, 9), np.geomspace(1e-3, 1e3, 9), [1e-8, PAPER_EPS, 1e-2, 1.0])
     finite = np.isfinite(logit_h(1.0, *grid))
     interior = fixed_points(0.3, 2.0, 1e-2)
     corrected = _all(
@@ -564,7 +566,7 @@ def fig3_readings(holds: np.ndarray, p_ref: np.ndarray, beta: np.ndarray) -> tup
 def _fig3_caption() -> Erratum:
     beta = np.logspace(-3, 3, 301)[None, :]
     p_ref = expit(np.linspace(0.0, logit(1 - 1e-9), 301))[1:, None]
-    holds = theorem3_condition(p_ref, beta, 1e-5)
+    holds = theorem3_condition(p_ref, beta, PAPER_EPS)
     caption, text, island = fig3_readings(holds, p_ref, beta)
     fails = ~holds
     printed = _numeric(
@@ -603,7 +605,7 @@ def _stable_everywhere(p_ref: np.ndarray, beta: np.ndarray, eps: float) -> np.nd
     return np.all(slope > -1, axis=0)
 
 
-def fig4_reading_checks(eps: float = 1e-5) -> tuple[Identity, Identity]:
+def fig4_reading_checks(eps: float = PAPER_EPS) -> tuple[Identity, Identity]:
     """Fig. 4 and Remark 2 read B(p*) as a lower bound on beta; p* moves with beta, so it is none. Returns (printed,
     corrected) checks over p_ref in [1e-12, 1/2] (400 prompts) and 61 betas from 1e-2 to 1e3:
 
@@ -658,7 +660,7 @@ def fig4_reading_checks(eps: float = 1e-5) -> tuple[Identity, Identity]:
 
 def _fig4_lower_bound() -> Erratum:
     printed, corrected = fig4_reading_checks()
-    (lo, hi), one = safe_betas(1e-5).unsafe[0], prompt_beta_bound(1e-4, 1e-5)
+    (lo, hi), one = safe_betas(PAPER_EPS).unsafe[0], prompt_beta_bound(1e-4, PAPER_EPS)
     return Erratum(
         "§4, Fig. 4's caption and the text after it; Remark 2",
         "B(p*) is the 'lower bound on β to ensure local convergence'; uniformly in q, 'take sup on q in all lower "
@@ -700,7 +702,7 @@ def trl_kl_and_advantage_checks(seed: int = 0) -> tuple[Identity, Identity]:
         reverse_gap < 1e-12,
     )
     rewards = group_rewards(np.arange(1, 8), 8)
-    ratio = group_advantage(rewards, "trl")[:, 0] / group_advantage(rewards, "paper", eps=1e-4)[:, 0]
+    ratio = group_advantage(rewards, "trl")[:, 0] / group_advantage(rewards, "paper", eps=TRL_STD_EPS)[:, 0]
     corrected = _all(
         "TRL's KL term has the forward KL's gradient, and its advantage is not Eq. (4)'s",
         [

@@ -20,6 +20,7 @@ import numpy as np
 import sympy as sp
 from scipy.special import expit
 
+from grpo_nb.constants import PAPER_EPS
 from grpo_nb.dynamics.fixed_points import fixed_points
 from grpo_nb.dynamics.map import iterate, iterate_logit
 from grpo_nb.symbolic.identity import Identity
@@ -83,7 +84,7 @@ def theorem5_success_gap_vs_tv(
 def theorem5_telescoped_bound(
     p_ref: float = 0.3,
     beta: float = 2.0,
-    eps: float = 1e-5,
+    eps: float = PAPER_EPS,
     *,
     n: int = 40,
     n_outcomes: int = 8,
@@ -158,7 +159,7 @@ def theorem5_telescoped_bound(
 
 
 def theorem5_limit_need_not_exist(
-    p_ref: float = 0.3, beta: float = 2.0, eps: float = 1e-5, *, c: float = 0.05, n: int = 40
+    p_ref: float = 0.3, beta: float = 2.0, eps: float = PAPER_EPS, *, c: float = 0.05, n: int = 40
 ) -> Identity:
     """A witness that Theorem 5's "lim" must be read as limsup.
 

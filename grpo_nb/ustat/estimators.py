@@ -24,6 +24,7 @@ import numpy as np
 from scipy.special import softmax
 
 from grpo_nb.advantage import group_advantage, group_rewards
+from grpo_nb.constants import PAPER_EPS, TRL_STD_EPS
 from grpo_nb.tabular.policy import expected_reward
 from grpo_nb.ustat.bandit import check_bandit
 from grpo_nb.validation import check_choice, check_logits, check_positive_int
@@ -31,7 +32,6 @@ from grpo_nb.validation import check_choice, check_logits, check_positive_int
 __all__ = [
     "ALL_ESTIMATORS",
     "ESTIMATORS",
-    "PAPER_EPS",
     "advantage_table",
     "estimates_from_counts",
     "estimates_from_outcomes",
@@ -47,7 +47,7 @@ KERNELS = ("estimates_from_counts",)
 
 ESTIMATORS: tuple[str, ...] = ("vanilla", "grpo", "oracle", "grpo_std")
 ALL_ESTIMATORS: tuple[str, ...] = (*ESTIMATORS, "grpo_full_mean", "grpo_paper")
-PAPER_EPS = 1e-5  # the smoothing of "grpo_paper", Mroueh's Fig. 2 value
+#: The group-advantage form of each normalised estimator; "grpo_paper" smooths with the paper's eps (Fig. 2).
 _FORMS = {"grpo_std": ("trl", None), "grpo_full_mean": ("mean_only", None), "grpo_paper": ("paper", PAPER_EPS)}
 
 
@@ -88,7 +88,7 @@ def limit_scale(estimator: str, value: object) -> np.ndarray | float:
     v = np.asarray(value, dtype=float)
     var = v * (1.0 - v)
     if estimator == "grpo_std":
-        out = 1.0 / (np.sqrt(var) + 1e-4)
+        out = 1.0 / (np.sqrt(var) + TRL_STD_EPS)
     elif estimator == "grpo_paper":
         out = 1.0 / np.sqrt(var + PAPER_EPS)
     else:

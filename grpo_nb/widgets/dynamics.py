@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ipywidgets import IntSlider, interact
 
+from grpo_nb.constants import PAPER_EPS
 from grpo_nb.plots.paper_figures import draw_cobweb, draw_fig2, draw_fig3, draw_fig4, draw_fig5, draw_regime_maps
 from grpo_nb.widgets.sliders import eps_slider, map_sliders, show
 
@@ -21,7 +22,7 @@ __all__ = [
 ]
 
 
-def fig2_explorer(p_ref: float = 0.1, beta: float = 1.0, eps: float = 1e-5):
+def fig2_explorer(p_ref: float = 0.1, beta: float = 1.0, eps: float = PAPER_EPS):
     """Fig. 2 for one (p_ref, beta, eps): sliders (log scale)."""
 
     def update(p_ref: float, beta: float, eps: float) -> None:
@@ -33,7 +34,7 @@ def fig2_explorer(p_ref: float = 0.1, beta: float = 1.0, eps: float = 1e-5):
     )
 
 
-def fig3_explorer(eps: float = 1e-5):
+def fig3_explorer(eps: float = PAPER_EPS):
     """Fig. 3 with a slider for eps (beta and p_ref are the axes)."""
 
     def update(eps: float) -> None:
@@ -42,7 +43,7 @@ def fig3_explorer(eps: float = 1e-5):
     return interact(update, eps=eps_slider(eps))
 
 
-def fig4_explorer(eps: float = 1e-5):
+def fig4_explorer(eps: float = PAPER_EPS):
     """Fig. 4 with a slider for eps."""
 
     def update(eps: float) -> None:
@@ -51,7 +52,7 @@ def fig4_explorer(eps: float = 1e-5):
     return interact(update, eps=eps_slider(eps))
 
 
-def fig5_explorer(p_ref: float = 0.001, beta: float = 5.0, eps: float = 1e-5, *, n: int = 60):
+def fig5_explorer(p_ref: float = 0.001, beta: float = 5.0, eps: float = PAPER_EPS, *, n: int = 60):
     """Fig. 5 for one (p_ref, beta, eps), with the number of iterations."""
 
     def update(p_ref: float, beta: float, eps: float, n: int) -> None:
@@ -64,7 +65,7 @@ def fig5_explorer(p_ref: float = 0.001, beta: float = 5.0, eps: float = 1e-5, *,
     )
 
 
-def cobweb_explorer(p_ref: float = 0.001, beta: float = 5.0, eps: float = 1e-5):
+def cobweb_explorer(p_ref: float = 0.001, beta: float = 5.0, eps: float = PAPER_EPS):
     """Cobweb plots (p and logit coordinates) with sliders for p_ref, beta and eps."""
 
     def update(p_ref: float, beta: float, eps: float) -> None:
@@ -76,7 +77,7 @@ def cobweb_explorer(p_ref: float = 0.001, beta: float = 5.0, eps: float = 1e-5):
     )
 
 
-def regime_map_explorer(eps: float = 1e-5):
+def regime_map_explorer(eps: float = PAPER_EPS):
     """The regime map on a coarse 60 x 60 grid, with a slider for eps."""
 
     def update(eps: float) -> None:

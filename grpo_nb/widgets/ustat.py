@@ -6,13 +6,14 @@ from __future__ import annotations
 import numpy as np
 from ipywidgets import Dropdown, FloatSlider, IntSlider, interact
 
+from grpo_nb.constants import PAPER_EPS
 from grpo_nb.plots.ustat import draw_finite_group_law
 from grpo_nb.widgets.sliders import show
 
 __all__ = ["finite_group_explorer"]
 
 
-def finite_group_explorer(p_ref: float = 0.01, beta: float = 1.0, eps: float = 1e-5, *, G: int = 8, n: int = 20):
+def finite_group_explorer(p_ref: float = 0.01, beta: float = 1.0, eps: float = PAPER_EPS, *, G: int = 8, n: int = 20):
     """Mean and q10-q90 band of p_n for groups of G (Algorithm 1's inner problem solved), against Theorem 2's h."""
 
     def draw(

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from ipywidgets import FloatSlider, interact
 
+from grpo_nb.constants import CLIP_EPS
 from grpo_nb.plots.weights import draw_clipped_objective, draw_weights
 from grpo_nb.widgets.sliders import show
 
@@ -22,7 +23,7 @@ def weights_explorer(eps: float = 0.0, ymax: float = 5.0):
     return interact(draw, eps=FloatSlider(value=eps, min=0.0, max=0.5, step=0.005, readout_format=".3f"))
 
 
-def clipped_objective_explorer(clip_eps: float = 0.2, advantage: float = 1.0):
+def clipped_objective_explorer(clip_eps: float = CLIP_EPS, advantage: float = 1.0):
     """f(x, +A) and f(x, -A) against the ratio x, with sliders for the clip range and |A|."""
 
     def draw(clip_eps: float = clip_eps, advantage: float = advantage) -> None:

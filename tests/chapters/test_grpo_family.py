@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 
 import pytest
 
@@ -62,3 +63,31 @@ def test_trl_matches_the_book_and_not_a_wrong_aggregation(monkeypatch) -> None:
     monkeypatch.setattr(checks, "ADVANTAGE", lambda name, r, **kw: family.advantage("dr_grpo", r))
     wrong = checks.trl_comparison()
     assert wrong.loss_gap > 1e-6 and wrong.advantage_gap > 0.1
+
+
+def test_the_trl_loss_cases_come_from_the_records() -> None:
+    """TRL's knobs of the loss comparison, derived from each method's record, are the ones the page prints."""
+    assert checks.TRL_LOSS_CASES == {
+        "grpo": ({"loss_type": "grpo", "beta": 0.04}, {"beta": 0.04}),
+        "dr_grpo": ({"loss_type": "dr_grpo", "beta": 0.04, "use_bias_correction_kl": False},
+                    {"beta": 0.04, "bias_correction": False}),
+        "dapo": ({"loss_type": "dapo", "epsilon_high": 0.28}, {}),
+        "bnpo": ({"loss_type": "bnpo", "beta": 0.04}, {"beta": 0.04}),
+        "gspo": ({"loss_type": "grpo", "importance_sampling_level": "sequence", "epsilon_low": 3e-4,
+                  "epsilon_high": 4e-4}, {}),
+        "cispo": ({"loss_type": "cispo", "epsilon_high": 5.0}, {}),
+    }  # fmt: skip
+    assert [list(k) for k, _ in checks.TRL_LOSS_CASES.values()][4] == [
+        "loss_type", "importance_sampling_level", "epsilon_low", "epsilon_high"
+    ]  # fmt: skip
+    wider = replace(family.method("dapo"), clip_range=(0.1, 0.28))  # a changed record changes the knobs
+    assert checks._loss_case(wider)[0] == {"loss_type": "dapo", "epsilon_low": 0.1, "epsilon_high": 0.28}
+
+
+def test_the_family_table_reads_every_field_of_the_records(monkeypatch) -> None:
+    table = checks.family_table()
+    assert table.loss_table.rows[2] == ["DAPO", "token", r"$[1-\epsilon, 1+\epsilon_h]$", "none", "batch token mean"]
+    assert table.trl_table.rows[2] == ["DAPO", '`loss_type="dapo"`, `epsilon_high=0.28`, `beta=0`']
+    changed = tuple(replace(m, kl="reward", kl_estimator="k1") if m.name == "dapo" else m for m in family.METHODS)
+    monkeypatch.setattr(family, "METHODS", changed)
+    assert checks.family_table().loss_table.rows[2][3] == "reward, $k_1$"

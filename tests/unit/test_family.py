@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -85,3 +87,118 @@ def test_forward_kl_step_is_not_the_gibbs_step() -> None:
 def test_bad_input_raises_value_error_naming_it(call, word) -> None:
     with pytest.raises(ValueError, match=word):
         call()
+
+
+# ---- one record per method ------------------------------------------------------------------------------------------
+
+#: The TRL column of the family table, as the book prints it.
+TRL_DISPLAY = {
+    "grpo": 'loss_type="grpo"',
+    "dr_grpo": 'loss_type="dr_grpo", scale_rewards="none"',
+    "dapo": 'loss_type="dapo", epsilon_high=0.28, beta=0',
+    "bnpo": 'loss_type="bnpo"',
+    "gspo": 'importance_sampling_level="sequence", loss_type="grpo"',
+    "cispo": 'loss_type="cispo", epsilon_high=5.0',
+    "rloo": "RLOOTrainer",
+    "reinforce_pp": "",
+}
+
+
+def _new_method(**changes) -> family.Method:
+    """A method outside the table, every field given, the categorical ones as strings (converted at creation)."""
+    fields = {
+        "name": "loo_token",
+        "label": "leave-one-out, token ratio",
+        "cite": "kool2019buy4",
+        "centring": "leave_one_out",
+        "scaling": "none",
+        "ratio": "token",
+        "clip": "clip_higher",
+        "clip_range": (0.1, 0.3),
+        "kl": "loss",
+        "kl_estimator": "k3",
+        "aggregation": "local_tokens",
+        "silent_groups": "zero advantage, kept",
+        "trl_trainer": "GRPOTrainer",
+        "trl_flags": {"loss_type": "bnpo", "epsilon": 0.1, "epsilon_high": 0.3},
+    }
+    return family.Method(**(fields | changes))
+
+
+def _batch(seed: int = 5) -> tuple[np.ndarray, np.ndarray, dict]:
+    rng = np.random.default_rng(seed)
+    logp = np.log(rng.uniform(0.1, 0.9, (4, 5)))
+    mask = (np.arange(5)[None, :] < np.array([[5], [3], [2], [4]])).astype(float)
+    kw = {"old_logp": logp + rng.normal(0, 0.4, (4, 5)), "ref_logp": logp + 0.2, "mask": mask}
+    return logp, rng.normal(size=4), kw
+
+
+def test_the_records_render_the_family_tables_trl_column() -> None:
+    assert {m.name: m.trl for m in family.METHODS} == TRL_DISPLAY
+    assert family.method("dapo").trl_config == {"loss_type": "dapo", "epsilon_high": 0.28, "beta": 0}
+    assert family.method(family.method("gspo")) is family.method("gspo")
+
+
+def test_a_new_record_is_converted_and_read_by_advantage_and_loss() -> None:
+    new = _new_method()
+    assert new.centring is family.Centring.LEAVE_ONE_OUT and new.aggregation is family.Aggregation.LOCAL_TOKENS
+    assert new.clip is family.Clip.CLIP_HIGHER and new.trl_trainer is family.TRLTrainer.GRPO
+    assert new.trl == 'loss_type="bnpo", epsilon=0.1, epsilon_high=0.3'
+    r = np.array([[1.0, 0, 0, 1], [1, 1, 1, 0]])
+    assert np.array_equal(family.advantage(new, r), family.advantage("rloo", r))
+    with pytest.raises(ValueError, match="eps"):
+        family.advantage(new, r, eps=0.1)  # no scaling, no eps
+    logp, adv, kw = _batch()
+    # token ratio, the clip of grpo_nb.clipping, k3 in the loss, the local batch's tokens: BNPO's pieces at its range
+    out = family.loss(new, logp, adv, beta=0.1, n_tokens=100.0, **kw)
+    bnpo = family.loss("bnpo", logp, adv, beta=0.1, clip_eps=0.1, clip_eps_high=0.3, **kw)
+    assert out.value == bnpo.value and np.array_equal(out.grad, bnpo.grad)
+    assert out.value != family.loss(new, logp, adv, beta=0.1, clip_eps=0.2, clip_eps_high=0.2, **kw).value
+    tokens = family.loss(_new_method(aggregation="batch_tokens"), logp, adv, beta=0.1, n_tokens=100.0, **kw)
+    assert tokens.value == pytest.approx(out.value * kw["mask"].sum() / 100.0, rel=1e-12)
+    weight = family.loss(_new_method(clip="is_weight", clip_range=(0.2, 5.0)), logp, adv, **kw)
+    cispo = family.loss("cispo", logp, adv, n_tokens=kw["mask"].sum(), **kw)
+    assert weight.value == pytest.approx(cispo.value, rel=1e-12)
+    with pytest.raises(ValueError, match="beta"):
+        family.loss(_new_method(kl="reward", kl_estimator="k1"), logp, adv, beta=0.1, **kw)
+
+
+def test_bnpo_counts_its_own_tokens_and_dapo_the_generation_batchs() -> None:
+    logp, adv, kw = _batch()
+    n = 2.0 * kw["mask"].sum()
+    for name, scale in (("bnpo", 1.0), ("dapo", 0.5)):
+        alone, given = (family.loss(name, logp, adv, n_tokens=t, **kw).value for t in (None, n))
+        assert given == pytest.approx(scale * alone, rel=1e-12), name
+
+
+@pytest.mark.parametrize(
+    ("field", "enum"),
+    [
+        ("centring", family.Centring),
+        ("scaling", family.Scaling),
+        ("ratio", family.Ratio),
+        ("clip", family.Clip),
+        ("kl", family.KLPlacement),
+        ("kl_estimator", family.KLEstimator),
+        ("aggregation", family.Aggregation),
+        ("silent_groups", family.SilentGroups),
+        ("trl_trainer", family.TRLTrainer),
+    ],
+)
+def test_an_unknown_value_of_each_enumerated_field_fails_at_creation(field: str, enum) -> None:
+    valid = next(iter(enum)).value
+    with pytest.raises(ValueError, match=rf"{field}='sideways' is not valid; valid values are .*'{re.escape(valid)}'"):
+        _new_method(**{field: "sideways"})
+    assert getattr(_new_method(**{field: valid}), field) is next(iter(enum))
+
+
+def test_a_bad_clip_range_or_an_advantage_without_a_rule_fails() -> None:
+    with pytest.raises(ValueError, match="clip_eps"):
+        _new_method(clip_range=(-0.1, 0.2))
+    with pytest.raises(ValueError, match="clip='none'"):
+        _new_method(clip="none")
+    assert _new_method(clip="none", clip_range=(np.inf, np.inf)).clip_range == (np.inf, np.inf)
+    odd = _new_method(centring="batch", scaling="group_std")
+    with pytest.raises(ValueError, match=r"\('batch', 'group_std'\) of name='loo_token' has no advantage rule"):
+        family.advantage(odd, [[1.0, 0.0]])
+    assert set(family.ADVANTAGE_RULES) == {(m.centring, m.scaling) for m in family.METHODS}
