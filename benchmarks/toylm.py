@@ -7,7 +7,7 @@
   steps, k3 KL) with each sampler;
 - the same outer step under TRL's GRPOTrainer (``--trl``, needs the ``trl`` extra): one generation of G answers
   per prompt and ``num_iterations`` = mu optimizer steps on it, k3 KL (beta > 0), same prompts, G and mu, a GPT-2
-  of the book's width, depth and heads (``grpo_nb.toylm.trl_model``), in the same process and thread count; the
+  of the book's width, depth and heads (``grpo_nb.trl_adapters.model``), in the same process and thread count; the
   ratio is TRL's time over the book's batched loop.
 
 Both on the configuration's device (CUDA where there is a GPU, else the CPU; ``--device`` overrides), which
@@ -135,7 +135,7 @@ def main(argv: list[str] | None = None) -> dict:
 def _trl_outer_step(cfg, repeats: int) -> float:
     """Median wall time of TRL's outer steps after the first (generation + mu optimizer steps), beta and lr as the
     book's run, no clipping in effect; the exact success probabilities the callback computes are not timed."""
-    from grpo_nb.toylm.trl_trainer import ExactSuccessCallback, TRLRun, TRLRunConfig, make_trainer, prepare_trl
+    from grpo_nb.trl_adapters.trainer import ExactSuccessCallback, TRLRun, TRLRunConfig, make_trainer, prepare_trl
 
     base = replace(cfg, sft=replace(cfg.sft, n_steps=1))  # speed does not depend on the weights
     tcfg = TRLRunConfig("bench", base, G=cfg.grpo.G, mu=cfg.grpo.mu, n=repeats + 1, lr=cfg.grpo.lr)

@@ -5,10 +5,11 @@
 
 Steps, each a process with its own timeout and log (under ``--work``, a temporary folder by default):
 
-- the CUDA tests, ``tests/unit/test_toylm_cuda.py`` (they skip without CUDA): passed, failed, skipped;
+- the CUDA tests, ``tests/unit/test_toylm_cuda.py`` and the training chapter's claims on the GPU,
+  ``tests/chapters/test_parametric_grpo_cuda.py`` (they skip without CUDA): passed, failed, skipped;
 - the book's trainer, ``python -m grpo_nb.toylm --trainer book``, in ``quick`` and then ``full``, on the GPU;
 - TRL's trainer in the TRL chapter's configuration (``--trainer trl --config full``, as ``grpo_nb/data/trl_full.json``
-  was made). TRL runs on the CPU, one thread, whatever the machine (``grpo_nb.toylm.trl_trainer``): on the CPU that
+  was made). TRL runs on the CPU, one thread, whatever the machine (``grpo_nb.trl_adapters.trainer``): on the CPU that
   made ``trl_full.json`` its SFT took 285 s and each of its three runs about 125 s, some 11 minutes in a row, more than
   the whole budget. So each run is a process of its own (``--runs``), all three started at once beside the GPU steps;
   each makes the same seeded SFT (the script checks that every process has the same p_ref) and takes about 7 minutes.
@@ -16,9 +17,9 @@ Steps, each a process with its own timeout and log (under ``--work``, a temporar
 The GPU steps run one after the other, the TRL processes beside them on other cores, so the whole run takes about as
 long as one TRL process; the timeouts (``TIMEOUT_S``) hold it under 8 minutes. The GPU steps' own time is estimated,
 not measured: ``grpo_nb.toylm.cost`` counts about 0.24 million kernel launches for ``quick`` and 0.58 million for
-``full``, a few seconds each at tens of microseconds per launch, plus each process's start and the CUDA tests (which
-train ``quick`` once more): about 2 minutes in all. A step that fails or times out is reported and the others go on;
-the record then holds what was measured, and the script exits with 1.
+``full``, a few seconds each at tens of microseconds per launch, plus each process's start and the CUDA tests (each
+of their two files trains ``quick`` once more): about 2 minutes in all. A step that fails or times out is reported
+and the others go on; the record then holds what was measured, and the script exits with 1.
 
 The record follows :mod:`grpo_nb.toylm.gpu_run` (checked by ``validate_gpu_run`` before it is written): per run the
 wall time (SFT and every run of the configuration), the main run's time, the rollout throughput, and per prompt the
@@ -50,7 +51,7 @@ sys.path.insert(0, str(ROOT))  # run from a checkout: the grpo_nb next to this s
 from grpo_nb.toylm.gpu_run import GPU_RUN_FILE, SCHEMA, validate_gpu_run  # noqa: E402
 
 PACKAGE_FILE = ROOT / "grpo_nb" / "data" / GPU_RUN_FILE
-CUDA_TESTS = "tests/unit/test_toylm_cuda.py"
+CUDA_TESTS = ("tests/unit/test_toylm_cuda.py", "tests/chapters/test_parametric_grpo_cuda.py")
 TRL_MAIN_RUN = "beta=2"  # the TRL run the chapter compares with the recursion
 BUDGET_S = 480  # the whole run: eight minutes
 TIMEOUT_S = {"cuda tests": 120, "book quick": 90, "book full": 180, "trl": BUDGET_S - 10}  # GPU lane: 390 s in all
@@ -103,8 +104,8 @@ def toylm_argv(trainer: str, config: str, out: Path, *extra: str) -> list[str]:
 
 
 def trl_run_keys(config: str) -> list[str]:
-    """The keys of the TRL configuration's runs, in its order (``grpo_nb.toylm.trl_trainer.TRL_CONFIGS``)."""
-    from grpo_nb.toylm.trl_trainer import TRL_CONFIGS
+    """The keys of the TRL configuration's runs, in its order (``grpo_nb.trl_adapters.trainer.TRL_CONFIGS``)."""
+    from grpo_nb.trl_adapters.trainer import TRL_CONFIGS
 
     return [run.key for run in TRL_CONFIGS[config].runs]
 
@@ -116,7 +117,7 @@ def plan_lanes(device: str, dry_run: bool, work: Path) -> dict[str, list[Step]]:
     gpu_lane = [
         Step(
             "cuda tests",
-            [sys.executable, "-m", "pytest", CUDA_TESTS, "-v", "-rs", "-p", "no:cacheprovider"],
+            [sys.executable, "-m", "pytest", *CUDA_TESTS, "-v", "-rs", "-p", "no:cacheprovider"],
             TIMEOUT_S["cuda tests"],
             work / "cuda_tests.log",
         ),

@@ -28,13 +28,14 @@ from scipy.optimize import root
 from scipy.special import log_softmax, softmax
 
 from grpo_nb import family
+from grpo_nb.constants import CLIP_EPS, PAPER_EPS, PRACTICAL_BETA
 from grpo_nb.dynamics.map import iterate
 from grpo_nb.dynamics.regimes import Regime, regime_grid, regime_map
 from grpo_nb.kl import expected_estimator_gradient, softmax_kl_gradients
 from grpo_nb.report import Table, bound
 from grpo_nb.tabular.closed_form import grpo_step
 from grpo_nb.tabular.policy import expected_reward
-from grpo_nb.toylm.trl_trainer import TRL_CONFIGS, TRLRun, make_trainer, prepare_trl
+from grpo_nb.trl_adapters.trainer import TRL_CONFIGS, TRLRun, make_trainer, prepare_trl
 from grpo_nb.variants import Variant
 from grpo_nb.weights import omega_minus, omega_plus
 
@@ -61,15 +62,27 @@ __all__ = [
 ADVANTAGE = family.advantage
 LOSS = family.loss
 EXAMPLE_REWARDS = np.array([[1.0, 0.0, 0.0, 0.0]])  # one success in a group of four
-_NAMES = {"centring": {"group": "group mean", "leave_one_out": "mean of the other $G-1$", "batch": "batch mean"},
-          "scaling": {"group_std": "group std", "batch_std": "batch std", "none": "none"},
-          "ratio": {"token": "token", "sequence_mean": "sequence (geometric mean)",
-                    "sequence_sum": "sequence (product)"},
-          "clip": {"symmetric": r"$[1-\epsilon, 1+\epsilon]$", "clip_higher": r"$[1-\epsilon, 1+\epsilon_h]$",
-                   "is_weight": r"weight $\min(x, \epsilon_{\max})$, detached"},
-          "kl": {"loss": "loss, $k_3$", "reward": "reward, $k_1$", "none": "none"},
-          "aggregation": {"sequence_mean": "answer mean, then mean", "batch_tokens": "batch token mean",
-                          "constant": r"sum$/(B L_{\max})$", "sequence": "mean over answers"}}  # fmt: skip
+_NAMES = {"centring": {family.Centring.GROUP: "group mean", family.Centring.LEAVE_ONE_OUT: "mean of the other $G-1$",
+                       family.Centring.BATCH: "batch mean"},
+          "scaling": {family.Scaling.GROUP_STD: "group std", family.Scaling.BATCH_STD: "batch std",
+                      family.Scaling.NONE: "none"},
+          "ratio": {family.Ratio.TOKEN: "token", family.Ratio.SEQUENCE_MEAN: "sequence (geometric mean)",
+                    family.Ratio.SEQUENCE_SUM: "sequence (product)"},
+          "clip": {family.Clip.SYMMETRIC: r"$[1-\epsilon, 1+\epsilon]$",
+                   family.Clip.CLIP_HIGHER: r"$[1-\epsilon, 1+\epsilon_h]$",
+                   family.Clip.IS_WEIGHT: r"weight $\min(x, \epsilon_{\max})$, detached", family.Clip.NONE: "none"},
+          "aggregation": {family.Aggregation.SEQUENCE_MEAN: "answer mean, then mean",
+                          family.Aggregation.BATCH_TOKENS: "batch token mean",
+                          family.Aggregation.LOCAL_TOKENS: "batch token mean",
+                          family.Aggregation.CONSTANT: r"sum$/(B L_{\max})$",
+                          family.Aggregation.SEQUENCE: "mean over answers"}}  # fmt: skip
+
+
+def _kl(m: family.Method) -> str:
+    """Where the method's KL sits and its estimator: "loss, $k_3$", "reward, $k_1$" or "none"."""
+    if m.kl is family.KLPlacement.NONE:
+        return "none"
+    return f"{m.kl.value}, $k_{m.kl_estimator.value[1:]}$"
 
 
 @dataclass(frozen=True)
@@ -97,8 +110,8 @@ def family_table() -> FamilyTable:
         a = ADVANTAGE(m.name, EXAMPLE_REWARDS)[0]
         success[m.name], failure[m.name] = float(a[0]), float(a[1])
         rows.append([m.label, f"{a[0]:.3f} / {a[1]:.3f}", _NAMES["centring"][m.centring],
-                     _NAMES["scaling"][m.scaling], m.silent_groups])  # fmt: skip
-        loss_rows.append([m.label, _NAMES["ratio"][m.ratio], _NAMES["clip"][m.clip], _NAMES["kl"][m.kl],
+                     _NAMES["scaling"][m.scaling], m.silent_groups.value])  # fmt: skip
+        loss_rows.append([m.label, _NAMES["ratio"][m.ratio], _NAMES["clip"][m.clip], _kl(m),
                           _NAMES["aggregation"][m.aggregation]])  # fmt: skip
         trl_rows.append([m.label, _flags(m.trl)])
     headers = ["method", "$A$ success / failure", "baseline", "scale", "all-equal group"]
@@ -111,17 +124,32 @@ def family_table() -> FamilyTable:
 # --- TRL ---------------------------------------------------------------------------------------------------------
 _PROBE = replace(TRL_CONFIGS["tiny"], name="family", G=4, mu=1, n=1)
 TRL_REWARDS = np.array([[1.0, 0.0, 0.0, 0.0], [1.0, 1.0, 0.0, 0.0], [1.0, 1.0, 1.0, 1.0], [0.0, 0.0, 0.0, 0.0]])
-#: TRL's knobs for each method of the loss comparison: (GRPOConfig names and values, the book's keyword arguments).
-TRL_LOSS_CASES = {
-    "grpo": ({"loss_type": "grpo", "beta": 0.04}, {"beta": 0.04}),
-    "dr_grpo": ({"loss_type": "dr_grpo", "beta": 0.04, "use_bias_correction_kl": False},
-                {"beta": 0.04, "bias_correction": False}),
-    "dapo": ({"loss_type": "dapo", "epsilon_high": 0.28}, {}),
-    "bnpo": ({"loss_type": "bnpo", "beta": 0.04}, {"beta": 0.04}),
-    "gspo": ({"loss_type": "grpo", "importance_sampling_level": "sequence", "epsilon_low": 3e-4,
-              "epsilon_high": 4e-4}, {}),
-    "cispo": ({"loss_type": "cispo", "epsilon_high": 5.0}, {}),
-}  # fmt: skip
+#: The book's choices for the loss comparison beyond each method's own flags: (TRL knobs, the book's keyword
+#: arguments) for Dr. GRPO's KL term without TRL's bias correction.
+TRL_LOSS_EXTRAS = {"dr_grpo": ({"use_bias_correction_kl": False}, {"bias_correction": False})}
+
+
+def _loss_case(m: family.Method) -> tuple[dict, dict]:
+    """TRL's knobs for method ``m`` and the book's keyword arguments for :data:`LOSS`: its ``loss_type`` and ratio
+    level, its clip range where it is not TRL's default, beta = :data:`grpo_nb.constants.PRACTICAL_BETA` where its KL
+    sits in the loss, and :data:`TRL_LOSS_EXTRAS`."""
+    flags = m.trl_config
+    knobs = {"loss_type": flags["loss_type"]}
+    if "importance_sampling_level" in flags:
+        knobs["importance_sampling_level"] = flags["importance_sampling_level"]
+    for key, value in zip(("epsilon_low", "epsilon_high"), m.clip_range, strict=True):
+        if value != CLIP_EPS:
+            knobs[key] = value
+    book = {}
+    if m.kl is family.KLPlacement.LOSS:
+        knobs["beta"] = book["beta"] = PRACTICAL_BETA
+    extra_knobs, extra_book = TRL_LOSS_EXTRAS.get(m.name, ({}, {}))
+    return knobs | extra_knobs, book | extra_book
+
+
+#: TRL's knobs for each method of the loss comparison, the methods TRL's GRPOTrainer runs: (GRPOConfig names and
+#: values, the book's keyword arguments), from each method's record (:func:`_loss_case`).
+TRL_LOSS_CASES = {m.name: _loss_case(m) for m in family.METHODS if m.trl_trainer is family.TRLTrainer.GRPO}
 TOL = 1e-12  # float64 throughout
 TOL_TRL = 1e-6  # TRL computes its advantages in float32
 
@@ -140,7 +168,7 @@ class _FixedReward:
 
 @functools.lru_cache(maxsize=1)
 def _trainer():
-    trainer = make_trainer(prepare_trl(_PROBE), TRLRun("family", 0.0, 0.2))
+    trainer = make_trainer(prepare_trl(_PROBE), TRLRun("family", 0.0, CLIP_EPS))
     trainer.model.eval()
     return trainer
 
@@ -172,7 +200,7 @@ def _trl_loss(trainer, batch: dict[str, np.ndarray], knobs: dict, n_tokens: floa
     logp = torch.tensor(batch["logp"], requires_grad=True)
     trainer._get_per_token_logps_and_entropies = lambda *a, **k: (logp, torch.zeros_like(logp), None)
     args_knobs = {"use_bias_correction_kl": knobs.pop("use_bias_correction_kl", True)}
-    defaults = {"beta": 0.0, "epsilon_low": 0.2, "epsilon_high": 0.2, "importance_sampling_level": "token"}
+    defaults = {"beta": 0.0, "epsilon_low": CLIP_EPS, "epsilon_high": CLIP_EPS, "importance_sampling_level": "token"}
     for key, value in (defaults | knobs | {"max_completion_length": T}).items():
         setattr(trainer, key, value)
     trainer.args.use_bias_correction_kl = args_knobs["use_bias_correction_kl"]
@@ -240,7 +268,7 @@ def silent_probability(p: np.ndarray, G: int) -> np.ndarray:
 
 
 #: The book's statement of the constant c in A = c (r_1 - r_2) (1, -1) at G = 2, per method (eps: the paper's 1e-5).
-PAIR_SCALE = {"grpo": 1 / np.sqrt(1 + 4e-5), "dr_grpo": 0.5, "rloo": 1.0}
+PAIR_SCALE = {"grpo": 1 / np.sqrt(1 + 4 * PAPER_EPS), "dr_grpo": 0.5, "rloo": 1.0}
 GROUP_SIZES = range(2, 9)
 SILENT_METHODS = ("grpo", "dr_grpo", "rloo")
 
@@ -314,7 +342,7 @@ class RegimeSurvey:
     cycles_where_unstable: bool
 
 
-def regime_survey(eps: float = 1e-5) -> RegimeSurvey:
+def regime_survey(eps: float = PAPER_EPS) -> RegimeSurvey:
     """Where each recursion's orbit from p_ref goes, on :func:`grpo_nb.dynamics.regimes.regime_grid` (40 x 40)
     (section "What each normalisation climbs")."""
     p_ref, beta = regime_grid(40, 40)
@@ -336,7 +364,7 @@ _PLACEMENT = {"reward": "in the reward", "loss": "in the loss", "ratio_weighted"
 _DIRECTION = {"reverse": r"$\mathrm{KL}(\pi\,\|\,\pi_{\mathrm{ref}})$",
               "forward": r"$\mathrm{KL}(\pi_{\mathrm{ref}}\,\|\,\pi)$", "zero": "none (zero)"}  # fmt: skip
 KL_REWARD = np.array([1.0, 1.0, 0.0, 0.0, 0.0])
-KL_BETA, KL_EPS, KL_P_REF = 0.5, 1e-5, 0.3
+KL_BETA, KL_EPS, KL_P_REF = 0.5, PAPER_EPS, 0.3
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,9 @@ one free logit per (prompt, outcome). One outer iteration n (Algorithm 1, lines 
 outcome, p_hat = the true p): then J is the objective of Eq. (6) estimated without noise, and with enough
 inner steps pi_theta approaches the maximiser over policies, Theorem 1's pi_n, whose success probability is
 h(p_{n-1}) (Theorem 2). Everything is numpy and seeded (``numpy.random.Generator``).
+
+The softmax policy's success probability ``logits_expected_reward`` and its on-policy gradient ``reinforce_gradient``
+are :mod:`grpo_nb.tabular.softmax_policy`'s, importable from here too.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from tqdm.auto import tqdm
 from grpo_nb.clipping import clipped_term, clipped_term_slope
 from grpo_nb.kl import categorical_kl
 from grpo_nb.tabular.policy import expected_reward
+from grpo_nb.tabular.softmax_policy import logits_expected_reward, reinforce_gradient
 from grpo_nb.validation import (
     check_beta,
     check_binary_reward,
@@ -107,11 +111,6 @@ def make_task(p_ref: object, n_outcomes: int = 8, n_success: int | None = None, 
     return TabularTask(ref_logits=np.log(pi), reward=reward)
 
 
-def logits_expected_reward(logits: np.ndarray, reward: np.ndarray) -> np.ndarray:
-    """p(q) = sum_o softmax(logits)[q, o] r[q, o] (Eq. 7), shape (Q,)."""
-    return expected_reward(softmax(logits, axis=-1), reward)
-
-
 def kl_to_reference(logits: np.ndarray, ref_logits: np.ndarray) -> np.ndarray:
     """KL(pi_theta(.|q) || pi_ref(.|q)) per prompt, exact over the outcome set; shape (Q,)."""
     return categorical_kl(log_softmax(logits, axis=-1), log_softmax(ref_logits, axis=-1))
@@ -131,15 +130,6 @@ def sample_counts(outcomes: np.ndarray, n_outcomes: int) -> np.ndarray:
     counts = np.zeros((q, n_outcomes))
     np.add.at(counts, (np.broadcast_to(np.arange(q)[:, None], outcomes.shape), outcomes), 1.0)
     return counts
-
-
-def reinforce_gradient(logits: np.ndarray, weights: np.ndarray, advantages: np.ndarray) -> np.ndarray:
-    """The on-policy (REINFORCE) gradient sum_o w_o A_o grad log pi(o) in the logits, per prompt: shape (Q, O).
-
-    With per-outcome weights w_o = count_o / G it is (1/G) sum_i A_i grad log pi(o_i); grad log pi(o) = e_o - pi.
-    """
-    ca = weights * advantages
-    return ca - softmax(logits, axis=-1) * ca.sum(axis=1, keepdims=True)
 
 
 def grpo_surrogate(

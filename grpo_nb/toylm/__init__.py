@@ -2,7 +2,8 @@
 
 Needs torch (the rest of grpo_nb does not). Modules, each small:
 
-- ``configs``    every hyperparameter; ``QUICK`` and ``FULL``
+- ``configs``    every hyperparameter; ``QUICK`` and ``FULL``; ``BookTrainerConfig``, the book's trainer's, checked at
+                 creation
 - ``device``     CUDA when there is a GPU, else the CPU; waiting for it; naming the hardware
 - ``task``       the digit-sum task: graded difficulty, enumerable outputs, verifiable 0/1 reward
 - ``model``      the causal transformer (SDPA attention, KV cache)
@@ -15,15 +16,16 @@ Needs torch (the rest of grpo_nb does not). Modules, each small:
                  ``pick_config`` chooses ``quick`` or ``full`` by it
 - ``report``     the per-prompt table and the prompts picked across regimes; ``__main__`` the command line
 - ``gpu_run``    the numbers of the GPU run (``tools/gpu_run.sh``) as the package ships them, or None before one
-- ``trl_model``, ``trl_trainer``: the same task trained by TRL's GRPOTrainer (a tiny GPT-2, a local tokenizer; needs
-  ``trl``); ``trl_ladder``: the ablation ladder, TRL's trainer moved toward the theory one knob per rung; the TRL
-  chapter's checks of TRL's knobs and its tables of the cached runs are :mod:`grpo_nb.chapters.trl_grpo`
+
+The same task trained by TRL's GRPOTrainer, and the ablation ladder from TRL's trainer to the theory, are
+:mod:`grpo_nb.trl_adapters` (needs ``trl``; it stands on this package, which imports it only inside the command line's
+``--trainer trl`` functions).
 
 The parametric chapter's analyses (its runs' summaries, Theorem 5's per-step errors against |h'| along a run) are
 :mod:`grpo_nb.chapters.parametric_grpo`.
 """
 
-from grpo_nb.toylm.configs import FULL, QUICK, GRPOConfig, ModelConfig, RunConfig, SFTConfig, TaskConfig
+from grpo_nb.toylm.configs import FULL, QUICK, BookTrainerConfig, ModelConfig, RunConfig, SFTConfig, TaskConfig
 from grpo_nb.toylm.cost import pick_config
 from grpo_nb.toylm.experiment import (
     ExperimentResult,
@@ -39,8 +41,8 @@ from grpo_nb.toylm.gpu_run import load_gpu_run
 __all__ = [
     "FULL",
     "QUICK",
+    "BookTrainerConfig",
     "ExperimentResult",
-    "GRPOConfig",
     "ModelConfig",
     "RunConfig",
     "RunRecord",

@@ -4,11 +4,11 @@ Trains pi_ref by SFT, runs every GRPO run of the configuration (on CUDA where th
 the CPU; ``--device`` overrides), prints the hardware and the main run's per-prompt table (p_ref, measured
 p~_M, theory h^M(p_ref), worst gap) and writes the JSON summary (per prompt p_ref, measured and theory
 trajectories; hardware, wall times and rollout throughput). ``--trainer trl`` trains the same task with TRL's
-GRPOTrainer instead (``grpo_nb.toylm.trl_trainer``; needs the ``trl`` extra) and writes the same schema, with the
+GRPOTrainer instead (``grpo_nb.trl_adapters.trainer``; needs the ``trl`` extra) and writes the same schema, with the
 versions of TRL, transformers and torch it imported; ``--runs`` makes only some of its runs (parallel processes,
 each with the same seeded SFT). ``--config tiny`` is either trainer's smoke check: the same code path in seconds.
 ``--trainer trl --ladder full`` runs the ablation ladder
-(``grpo_nb.toylm.trl_ladder``: TRL's trainer moved toward the theory one knob per rung, at every ``--seeds``);
+(``grpo_nb.trl_adapters.ladder``: TRL's trainer moved toward the theory one knob per rung, at every ``--seeds``);
 ``--merge a.json b.json`` joins ladders made by parallel processes (``--rungs``, ``--seeds``) into ``--out``.
 """
 
@@ -86,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
 def _main_trl(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """``--trainer trl``: every TRL run of the configuration, or those named by ``--runs`` (``auto`` is ``quick``: TRL
     runs here on the CPU)."""
-    from grpo_nb.toylm.trl_trainer import TRL_CONFIGS, run_trl_experiment
+    from grpo_nb.trl_adapters.trainer import TRL_CONFIGS, run_trl_experiment
 
     cfg = TRL_CONFIGS["quick" if args.config == "auto" else args.config]
     if args.runs is not None:
@@ -111,7 +111,7 @@ def _main_trl(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 
 def _main_ladder(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """``--trainer trl --ladder NAME``: the ablation ladder; ``--merge``: join ladders made in parallel."""
-    from grpo_nb.toylm.trl_ladder import LADDER, LADDER_CONFIGS, LADDER_SEEDS, merge_ladders, run_ladder
+    from grpo_nb.trl_adapters.ladder import LADDER, LADDER_CONFIGS, LADDER_SEEDS, merge_ladders, run_ladder
 
     if args.merge is not None:
         result = merge_ladders([json.loads(p.read_text()) for p in args.merge])

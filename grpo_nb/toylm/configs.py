@@ -9,7 +9,22 @@ on a CPU). Both run in float32 on CUDA wherever ``torch.cuda.is_available()``, e
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import inspect
+import math
+from dataclasses import dataclass, field, fields
+
+import numpy as np
+
+from grpo_nb.constants import PAPER_EPS
+from grpo_nb.validation import (
+    check_beta,
+    check_choice,
+    check_clip_eps,
+    check_eps,
+    check_open_interval,
+    check_positive_int,
+    check_scalar,
+)
 
 __all__ = [
     "CONFIGS",
@@ -17,7 +32,7 @@ __all__ = [
     "FULL",
     "QUICK",
     "TINY",
-    "GRPOConfig",
+    "BookTrainerConfig",
     "ModelConfig",
     "RunConfig",
     "SFTConfig",
@@ -51,22 +66,66 @@ class SFTConfig:
     weight_decay: float = 0.0
 
 
-@dataclass(frozen=True)
-class GRPOConfig:
-    """Algorithm 1 (Mroueh 2025, §2.4); names follow the paper."""
+def _with_field_help(cls: type) -> type:
+    """Append each field's help text (its ``metadata["help"]``) to the class docstring, so ``help(cls)`` shows it."""
+    lines = [f"- ``{f.name}`` (default {f.default!r}): {f.metadata['help']}" for f in fields(cls)]
+    cls.__doc__ = f"{inspect.cleandoc(cls.__doc__ or '')}\n\nFields:\n\n" + "\n".join(lines)
+    return cls
 
-    n: int = 8  # GRPO iterations (outer steps, pi_old <- pi_theta at each)
-    mu: int = 40  # inner gradient steps per outer iteration
-    lr: float = 5e-4  # Adam learning rate of the inner steps
-    beta: float = 2.0  # KL coefficient to pi_ref
-    eps: float = 1e-2  # variance smoothing in the stabilised advantage (Eq. 3-4)
-    clip_eps: float | None = None  # PPO clip range epsilon; None = the paper's no-clip objective
-    advantage: str = "paper"  # "paper": (r - p)/sqrt(p(1-p)+eps); "trl": (r - mean)/(std + 1e-4)
-    estimator: str = "exact"  # "exact": enumerate every output; "sampled": G samples per prompt
-    G: int = 16  # group size: sampled answers per prompt (sampled estimator)
-    batch_prompts: int | None = None  # B prompts per outer step (None: all prompts)
-    kl: str = "exact"  # "exact": sequence-level KL by enumeration; "k3": Schulman's per-token k3
-    reset_optimizer: bool = True  # fresh Adam for every inner problem
+
+@_with_field_help
+@dataclass(frozen=True)
+class BookTrainerConfig:
+    """The book's own GRPO trainer, Algorithm 1 (Mroueh 2025, §2.4); names follow the paper.
+
+    Checked at creation: a bad value raises ValueError naming the field, its value and the valid range.
+    """
+
+    n: int = field(default=8, metadata={"help": "GRPO iterations (outer steps, pi_old <- pi_theta at each); >= 1"})
+    mu: int = field(default=40, metadata={"help": "inner gradient steps per outer iteration; >= 1"})
+    lr: float = field(default=5e-4, metadata={"help": "Adam learning rate of the inner steps; 0 < lr < inf"})
+    beta: float = field(default=2.0, metadata={"help": "KL coefficient to pi_ref; 0 < beta < inf"})
+    eps: float = field(
+        default=1e-2, metadata={"help": "variance smoothing in the stabilised advantage (Eq. 3-4); 0 <= eps < inf"}
+    )
+    clip_eps: float | None = field(
+        default=None,
+        metadata={"help": "PPO clip range epsilon, 0 <= clip_eps <= inf; None = the paper's no-clip objective"},
+    )
+    advantage: str = field(
+        default="paper",
+        metadata={"help": '"paper": (r - p)/sqrt(p(1-p)+eps); "trl": (r - mean)/(std + 1e-4)'},
+    )
+    estimator: str = field(
+        default="exact",
+        metadata={"help": '"exact": enumerate every output; "sampled": G samples per prompt'},
+    )
+    G: int = field(default=16, metadata={"help": "group size: sampled answers per prompt (sampled estimator); >= 2"})
+    batch_prompts: int | None = field(
+        default=None, metadata={"help": "B prompts per outer step, >= 1 (None: all prompts)"}
+    )
+    kl: str = field(
+        default="exact",
+        metadata={"help": '"exact": sequence-level KL by enumeration; "k3": Schulman\'s per-token k3'},
+    )
+    reset_optimizer: bool = field(default=True, metadata={"help": "fresh Adam for every inner problem (True or False)"})
+
+    def __post_init__(self) -> None:
+        check_positive_int("n", self.n)
+        check_positive_int("mu", self.mu)
+        check_open_interval("lr", self.lr, lo=0.0, hi=math.inf)
+        check_scalar("beta", check_beta(self.beta))
+        check_scalar("eps", check_eps(self.eps))
+        if self.clip_eps is not None:
+            check_scalar("clip_eps", check_clip_eps(self.clip_eps))
+        check_choice("advantage", self.advantage, ("paper", "trl"))
+        check_choice("estimator", self.estimator, ("exact", "sampled"))
+        check_positive_int("G", self.G, minimum=2)
+        if self.batch_prompts is not None:
+            check_positive_int("batch_prompts", self.batch_prompts)
+        check_choice("kl", self.kl, ("exact", "k3"))
+        if not isinstance(self.reset_optimizer, (bool, np.bool_)):
+            raise ValueError(f"reset_optimizer={self.reset_optimizer!r} is not valid; valid values are True, False")
 
 
 @dataclass(frozen=True)
@@ -75,7 +134,7 @@ class RunConfig:
     task: TaskConfig = field(default_factory=TaskConfig)
     model: ModelConfig = field(default_factory=ModelConfig)
     sft: SFTConfig = field(default_factory=SFTConfig)
-    grpo: GRPOConfig = field(default_factory=GRPOConfig)
+    grpo: BookTrainerConfig = field(default_factory=BookTrainerConfig)
     beta_sweep: tuple[float, ...] = (1.0, 4.0)  # extra runs at other beta (main run's beta is added)
     weak_inner: tuple[tuple[int, float], ...] = ((4, 5e-4), (40, 2e-5))  # (mu, lr) too small
     sampled_run: bool = True  # also run Algorithm 1 with G samples per prompt and the k3 KL
@@ -91,7 +150,7 @@ FULL = RunConfig(
     name="full",
     task=TaskConfig(n_prompts=32, out_len=3, demos_per_prompt=128),  # 1000 answers per prompt
     sft=SFTConfig(n_steps=800),
-    grpo=GRPOConfig(n=10, mu=80, G=32),  # 1000 answers: the inner problem needs more steps
+    grpo=BookTrainerConfig(n=10, mu=80, G=32),  # 1000 answers: the inner problem needs more steps
     weak_inner=((4, 5e-4), (80, 2e-5)),
 )
 
@@ -105,7 +164,7 @@ TINY = RunConfig(
     task=TaskConfig(n_prompts=4, out_len=2, demos_per_prompt=16),
     model=ModelConfig(d_model=16, n_layer=1, n_head=2),
     sft=SFTConfig(n_steps=30, lr=1e-2),
-    grpo=GRPOConfig(n=2, mu=10, lr=1e-3, G=4),
+    grpo=BookTrainerConfig(n=2, mu=10, lr=1e-3, G=4),
     beta_sweep=(4.0,),
     weak_inner=((1, 1e-3),),
 )
@@ -118,7 +177,7 @@ TINY = RunConfig(
 CYCLING = RunConfig(
     name="cycling",
     task=TaskConfig(n_prompts=4, out_len=3, noise_min=1.0, noise_max=1.0, demos_per_prompt=16384, seed=25),
-    grpo=GRPOConfig(n=10, beta=5.0, eps=1e-5),
+    grpo=BookTrainerConfig(n=10, beta=5.0, eps=PAPER_EPS),
     beta_sweep=(),
     weak_inner=(),
     sampled_run=False,

@@ -37,7 +37,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_leaves
 from torch.utils.flop_counter import FlopCounterMode
 
-from grpo_nb.toylm.configs import CONFIGS, GRPOConfig, RunConfig
+from grpo_nb.toylm.configs import CONFIGS, BookTrainerConfig, RunConfig
 
 __all__ = [
     "GPU_CANDIDATES",
@@ -257,7 +257,7 @@ def _sft_cost(cfg: RunConfig, model, tensors) -> tuple[StepCost, StepCost]:
     return step, one - step
 
 
-def _grpo_cost(gcfg: GRPOConfig, model, tensors) -> tuple[StepCost, StepCost, StepCost]:
+def _grpo_cost(gcfg: BookTrainerConfig, model, tensors) -> tuple[StepCost, StepCost, StepCost]:
     """(once per run, per outer iteration without inner steps, per inner step) of Algorithm 1 with ``gcfg``."""
     from grpo_nb.toylm.grpo import train_grpo
 

@@ -19,7 +19,7 @@ from scipy.special import logsumexp
 from tqdm.auto import tqdm
 
 from grpo_nb.dynamics.map import iterate
-from grpo_nb.toylm.configs import GRPOConfig, RunConfig
+from grpo_nb.toylm.configs import BookTrainerConfig, RunConfig
 from grpo_nb.toylm.device import describe, resolve_device, synchronize
 from grpo_nb.toylm.grpo import GRPOHistory, TaskTensors, train_grpo
 from grpo_nb.toylm.model import TinyLM
@@ -127,7 +127,7 @@ class ExperimentResult:
 
 
 def compare_with_theory(
-    label: str, history: GRPOHistory, logp_ref: np.ndarray, *, reward: np.ndarray, cfg: GRPOConfig
+    label: str, history: GRPOHistory, logp_ref: np.ndarray, *, reward: np.ndarray, cfg: BookTrainerConfig
 ) -> RunRecord:
     """Measured p~_n and pi~_n against h^n(p_ref) and Theorem 1's pi_n (exact, by enumeration).
 
@@ -237,7 +237,7 @@ def prepare(cfg: RunConfig, progress: bool = True) -> Setup:
     )
 
 
-def run_plan(cfg: RunConfig) -> list[tuple[str, str, GRPOConfig]]:
+def run_plan(cfg: RunConfig) -> list[tuple[str, str, BookTrainerConfig]]:
     """(key, label, GRPO config) of every run: main, beta sweep, too-weak inner problems, sampled."""
     plan = [("main", f"main (beta={cfg.grpo.beta:g})", cfg.grpo)]
     plan += [(f"beta={b:g}", f"beta={b:g}", replace(cfg.grpo, beta=b)) for b in cfg.beta_sweep]
@@ -255,7 +255,7 @@ def beta_sweep_keys(runs: dict[str, RunRecord], cfg: RunConfig) -> list[str]:
 
 
 def run_grpo(
-    setup: Setup, label: str, gcfg: GRPOConfig, *, seed: int, progress: bool = True, bar: tqdm | None = None
+    setup: Setup, label: str, gcfg: BookTrainerConfig, *, seed: int, progress: bool = True, bar: tqdm | None = None
 ) -> RunRecord:
     """One GRPO run from pi_ref with its own seeded generator (on the task's device), compared with theory.
 

@@ -26,7 +26,7 @@ import numpy as np
 import torch
 
 from grpo_nb.advantage import DEFAULT_EPS
-from grpo_nb.toylm.configs import GRPOConfig
+from grpo_nb.toylm.configs import BookTrainerConfig
 from grpo_nb.toylm.device import synchronize
 from grpo_nb.toylm.model import TinyLM
 from grpo_nb.toylm.rollout import enumerate_logprobs, sample, token_logprobs
@@ -132,28 +132,6 @@ def exact_kl(logp: torch.Tensor, logp_ref: torch.Tensor) -> torch.Tensor:
     return (logp.exp() * (logp - logp_ref)).sum(dim=1)
 
 
-def _check(cfg: GRPOConfig) -> None:
-    from grpo_nb.clipping import check_clip_eps
-    from grpo_nb.validation import check_beta, check_eps, check_positive_int
-
-    check_beta(cfg.beta)
-    check_eps(cfg.eps)
-    check_positive_int("n", cfg.n)
-    check_positive_int("mu", cfg.mu)
-    check_positive_int("G", cfg.G, minimum=2)
-    if not (np.isfinite(cfg.lr) and cfg.lr > 0):
-        raise ValueError(f"lr={cfg.lr!r} is out of range; valid range is 0 < lr < inf")
-    if cfg.clip_eps is not None:
-        check_clip_eps(cfg.clip_eps)
-    for name, value, valid in (
-        ("estimator", cfg.estimator, ("exact", "sampled")),
-        ("advantage", cfg.advantage, ("paper", "trl")),
-        ("kl", cfg.kl, ("exact", "k3")),
-    ):
-        if value not in valid:
-            raise ValueError(f"{name}={value!r} is not valid; valid values are {valid}")
-
-
 def _check_generator(generator: torch.Generator, device: torch.device) -> None:
     """Every random draw of the trainer uses ``generator`` on tensors of ``device``: their devices must agree."""
     gen = torch.device(generator.device)
@@ -185,14 +163,16 @@ def train_grpo(
     ref_model: TinyLM,
     task: TaskTensors,
     *,
-    cfg: GRPOConfig,
+    cfg: BookTrainerConfig,
     generator: torch.Generator,
     sampler: Callable[..., torch.Tensor] = sample,
     on_outer_step: Callable[[], object] | None = None,
 ) -> GRPOHistory:
     """Algorithm 1 on ``model`` (updated in place); ``ref_model`` is pi_ref (frozen). Returns the history.
 
-    Everything stays on the device of ``task``; ``generator`` must live there too (ValueError otherwise).
+    ``cfg`` is a :class:`~grpo_nb.toylm.configs.BookTrainerConfig`, whose fields were checked when it was created
+    (anything else: ValueError). Everything stays on the device of ``task``; ``generator`` must live there too
+    (ValueError otherwise).
     The inner loop never waits for the device: losses and the recorded tables are copied to the host once,
     at the end, and the device is synchronised once per outer iteration (and around sampling) so that the
     recorded times are those of finished work. ``sampler`` draws the G answers of the sampled estimator,
@@ -201,7 +181,8 @@ def train_grpo(
     ``on_outer_step`` is called with no argument after every outer iteration (a progress bar's ``update``, say);
     the algorithm itself shows nothing.
     """
-    _check(cfg)
+    if not isinstance(cfg, BookTrainerConfig):  # its fields are checked when it is created
+        raise ValueError(f"cfg={cfg!r} is not valid; valid: a BookTrainerConfig (checked at creation)")
     device = task.prompts.device
     _check_generator(generator, device)
     n_prompts = task.prompts.shape[0]

@@ -1,15 +1,11 @@
 """The softmax bandit on which every GRPO gradient estimator can be computed exactly.
 
 One prompt has K answers o = 0..K-1 with verifiable rewards r(o) in {0, 1}; the policy is pi = softmax(theta)
-with one free logit per answer. Its value is V = E_pi[r] (Eq. 7 of Mroueh 2025, here ``p``), and the policy
-gradient theorem (Eq. 3 of the U-statistic paper) gives
-
-    grad_theta V = E_pi[r(o) grad log pi(o)],    grad_theta log pi(o) = e_o - pi   (the softmax score),
-
-so that grad V = pi * (r - V) componentwise. That vector is the target every estimator of
-:mod:`grpo_nb.ustat.estimators` is measured against. Several prompts are a :class:`PromptSet`: each prompt
-has its own logits and rewards (a tabular policy, no parameter shared between prompts) and a probability of
-being drawn.
+with one free logit per answer. Its value V = E_pi[r] (``bandit_expected_reward``) and its policy gradient
+grad V = pi * (r - V) (``exact_gradient``, the target every estimator of :mod:`grpo_nb.ustat.estimators` is measured
+against) are those of the softmax policy, :mod:`grpo_nb.tabular.softmax_policy`, importable from here too. Several
+prompts are a :class:`PromptSet`: each prompt has its own logits and rewards (a tabular policy, no parameter shared
+between prompts) and a probability of being drawn.
 """
 
 from __future__ import annotations
@@ -17,10 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import softmax
 
-from grpo_nb.tabular.policy import expected_reward
-from grpo_nb.validation import check_binary_reward, check_logits, check_policy
+from grpo_nb.tabular.softmax_policy import bandit_expected_reward, check_bandit, exact_gradient
+from grpo_nb.validation import check_policy
 
 __all__ = [
     "PromptSet",
@@ -29,32 +24,6 @@ __all__ = [
     "score_norms",
     "bandit_expected_reward",
 ]
-
-
-def check_bandit(logits: object, reward: object) -> tuple[np.ndarray, np.ndarray]:
-    """Validated (logits, reward): finite logits of shape (..., K), K >= 2, and 0/1 rewards of the same shape."""
-    logits = check_logits("logits", logits)
-    reward = check_binary_reward("reward", reward, shape=logits.shape)
-    return logits, reward
-
-
-def bandit_expected_reward(logits: object, reward: object) -> np.ndarray | float:
-    """V = E_{o ~ softmax(logits)}[r(o)], per prompt (shape (...,)); a float for one prompt."""
-    logits, reward = check_bandit(logits, reward)
-    v = expected_reward(softmax(logits, axis=-1), reward)
-    return float(v) if np.ndim(v) == 0 else v
-
-
-def exact_gradient(logits: object, reward: object) -> np.ndarray:
-    """grad_logits E_{o ~ softmax(logits)}[r(o)] = pi * (r - V): the policy gradient (Eq. 3) with the softmax score.
-
-    ``logits`` and ``reward`` have shape (K,) (one prompt; the result is (K,)) or (..., K) (batched over prompts).
-    Bad input raises ValueError: non-finite logits, K < 2, rewards not in {0, 1}, shapes that differ.
-    """
-    logits, reward = check_bandit(logits, reward)
-    pi = softmax(logits, axis=-1)
-    value = expected_reward(pi, reward)[..., None]
-    return pi * (reward - value)
 
 
 def score_norms(pi: np.ndarray) -> np.ndarray:

@@ -4,17 +4,24 @@ Layers, bottom up: the math (every module outside the packages below), ``grpo_nb
 figure), ``grpo_nb.widgets`` (sliders around a figure), ``grpo_nb.chapters`` (a chapter's analyses). Every import
 counts, including those inside functions and under ``TYPE_CHECKING``: a function-local import hides a cycle, it does
 not break it.
+
+Within the math layer, ``grpo_nb.trl_adapters`` (the toy LM trained by TRL, which needs the ``trl`` extra) stands on
+``grpo_nb.toylm``: no ``toylm`` module imports it when it is imported, and only the command line
+(``grpo_nb.toylm.__main__``) imports it at all, inside the functions of ``--trainer trl`` (``STANDS_ON``).
 """
 
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[2] / "grpo_nb"
 LAYERS = {"plots": 1, "widgets": 2, "chapters": 3}
+#: upper package -> (the package it stands on, the modules of that package that may import it inside a function)
+STANDS_ON = {"grpo_nb.trl_adapters": ("grpo_nb.toylm", {"grpo_nb.toylm.__main__"})}
 
 
 def module_name(path: Path) -> str:
@@ -33,8 +40,26 @@ def imported_modules(path: Path, known: set[str]) -> set[str]:
 
 def imported_modules_in(source: str, known: set[str]) -> set[str]:
     """The grpo_nb modules that Python ``source`` imports anywhere (see :func:`imported_modules`)."""
+    return _imports(ast.walk(ast.parse(source)), known)
+
+
+def module_level_imports_in(source: str, known: set[str]) -> set[str]:
+    """The grpo_nb modules that Python ``source`` imports when it is imported: every import outside a function body
+    (class bodies and ``if`` blocks run at import, so they count)."""
+    nodes, stack = [], [ast.parse(source)]
+    while stack:
+        node = stack.pop()
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            nodes.append(node)
+            stack.extend(ast.iter_child_nodes(node))
+    return _imports(nodes, known)
+
+
+def _imports(nodes: Iterable[ast.AST], known: set[str]) -> set[str]:
+    """The grpo_nb modules the import statements among ``nodes`` name (``from pkg import sub`` counts as
+    ``pkg.sub``)."""
     out: set[str] = set()
-    for node in ast.walk(ast.parse(source)):
+    for node in nodes:
         if isinstance(node, ast.Import):
             out |= {alias.name for alias in node.names if alias.name in known}
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module and node.module in known:
@@ -92,6 +117,55 @@ def test_the_import_graph_has_no_cycle() -> None:
 def test_no_module_imports_from_a_higher_layer() -> None:
     upward = [(a, b) for a, deps in import_graph().items() for b in deps if layer(b) > layer(a)]
     assert upward == []
+
+
+def in_package(name: str, package: str) -> bool:
+    return name == package or name.startswith(package + ".")
+
+
+def standing_findings(graph: dict[str, set[str]], eager: dict[str, set[str]]) -> list[str]:
+    """Imports that break ``STANDS_ON``: a module of the lower package importing the upper one when it is imported
+    (``eager``: module-level imports), or from a module not allowed to import it at all (``graph``: every import)."""
+    out = []
+    for upper, (lower, allowed) in STANDS_ON.items():
+        for name in sorted(graph):
+            if not in_package(name, lower):
+                continue
+            if any(in_package(dep, upper) for dep in eager.get(name, ())):
+                out.append(f"{name} imports {upper} at module level")
+            if name not in allowed and any(in_package(dep, upper) for dep in graph[name]):
+                out.append(f"{name} imports {upper}; only {sorted(allowed)} may, inside a function")
+    return out
+
+
+def test_the_trl_adapters_stand_on_toylm() -> None:
+    mods = modules()
+    known = set(mods)
+    eager = {name: module_level_imports_in(path.read_text(), known) - {name} for name, path in mods.items()}
+    assert standing_findings(import_graph(), eager) == []
+    assert any(in_package(dep, "grpo_nb.toylm") for dep in import_graph()["grpo_nb.trl_adapters.trainer"])
+
+
+def test_the_standing_rule_catches_an_eager_or_a_stray_import() -> None:
+    """Negative tests: toylm's CLI importing the adapters at module level, another toylm module importing them at
+    all; the CLI's import inside a function passes, and a function-local import is no module-level one."""
+    known = {"grpo_nb.trl_adapters.trainer", "grpo_nb.toylm.configs"}
+    lazy = "def main():\n    from grpo_nb.trl_adapters.trainer import TRL_CONFIGS\n"
+    eager = "from grpo_nb.trl_adapters.trainer import TRL_CONFIGS\n"
+    assert module_level_imports_in(lazy, known) == set() and imported_modules_in(lazy, known) == {
+        "grpo_nb.trl_adapters.trainer"
+    }
+    assert module_level_imports_in(eager, known) == {"grpo_nb.trl_adapters.trainer"}
+    cli, other = "grpo_nb.toylm.__main__", "grpo_nb.toylm.experiment"
+    sources = {cli: lazy, other: "import numpy\n"}
+    graph = {name: imported_modules_in(src, known) for name, src in sources.items()}
+    eager_graph = {name: module_level_imports_in(src, known) for name, src in sources.items()}
+    assert standing_findings(graph, eager_graph) == []
+    assert standing_findings({cli: {"grpo_nb.trl_adapters.trainer"}}, {cli: {"grpo_nb.trl_adapters.trainer"}}) == [
+        "grpo_nb.toylm.__main__ imports grpo_nb.trl_adapters at module level"
+    ]
+    (stray,) = standing_findings({other: {"grpo_nb.trl_adapters.trainer"}}, {other: set()})
+    assert stray.startswith("grpo_nb.toylm.experiment imports grpo_nb.trl_adapters; only ['grpo_nb.toylm.__main__']")
 
 
 def test_the_graph_checks_catch_a_cycle_and_an_upward_import() -> None:

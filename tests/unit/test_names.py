@@ -34,12 +34,13 @@ RETIRED = {
     "clip_values": "clip_eps_values",
     "eps_low": "clip_eps (the clip range)",
     "eps_high": "clip_eps_high (the clip range)",
+    "TRL_EPS": "TRL_EQUIVALENT_EPS (Eq. 3's eps equivalent to TRL's advantage, 1e-8)",
 }
 #: identifiers kept in a few files only: TRL's own name for the clip range, and optimiser steps outside Algorithm 1
 RESTRICTED = {
-    "epsilon": ({"toylm/trl_trainer.py"}, "clip_eps (TRL's ``epsilon`` only where the book passes it to TRL)"),
+    "epsilon": ({"trl_adapters/trainer.py"}, "clip_eps (TRL's ``epsilon`` only where the book passes it to TRL)"),
     "n_steps": (
-        {"toylm/configs.py", "toylm/sft.py", "toylm/trl_model.py", "toylm/cost.py", "chapters/trl_grpo/__init__.py"},
+        {"toylm/configs.py", "toylm/sft.py", "trl_adapters/model.py", "toylm/cost.py", "chapters/trl_grpo/__init__.py"},
         "n (GRPO iterations) or mu (inner steps); n_steps counts plain optimiser steps (SFT)",
     ),
 }
@@ -115,7 +116,7 @@ def test_the_scan_finds_every_retired_name_and_alias_in_a_snippet() -> None:
     # the names that replaced them, and the restricted ones where they stay, pass
     fine = "n, mu, transient, clip_eps, clip_eps_high = 8, 40, 20, 0.2, 0.28\nfrom grpo_nb.chapters import x as checks"
     assert not name_findings(fine, "fine") and not import_findings(fine, "fine")
-    assert not name_findings("epsilon = 1e3", "trl", "toylm/trl_trainer.py")
+    assert not name_findings("epsilon = 1e3", "trl", "trl_adapters/trainer.py")
     assert not name_findings("n_steps = 300", "sft", "toylm/configs.py")
 
 

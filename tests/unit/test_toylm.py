@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import copy
 import json
-from dataclasses import replace
+import pydoc
+from dataclasses import fields, replace
 from types import SimpleNamespace
 
 import numpy as np
@@ -15,7 +16,7 @@ from hypothesis import strategies as st
 
 from grpo_nb.dynamics.map import h
 from grpo_nb.toylm import configs
-from grpo_nb.toylm.configs import GRPOConfig, ModelConfig, TaskConfig
+from grpo_nb.toylm.configs import BookTrainerConfig, ModelConfig, TaskConfig
 from grpo_nb.toylm.cost import pick_config
 from grpo_nb.toylm.experiment import prepare, run_experiment, run_grpo
 from grpo_nb.toylm.grpo import (
@@ -313,11 +314,52 @@ def test_k3_is_nonnegative_and_zero_on_equality():
         ({"estimator": "mc"}, "estimator"),
         ({"advantage": "dr"}, "advantage"),
         ({"kl": "k2"}, "kl"),
+        # every other kind of bad value: not an integer, not a number, not finite, not a scalar, a wrong type
+        ({"n": 1.5}, "n=1.5"),
+        ({"mu": True}, "mu=True"),
+        ({"lr": float("inf")}, "lr=inf"),
+        ({"lr": "fast"}, "lr='fast'"),
+        ({"beta": float("inf")}, "beta=inf"),
+        ({"beta": [1.0, 2.0]}, "beta has shape"),
+        ({"eps": float("nan")}, "eps=nan"),
+        ({"clip_eps": [0.1, 0.2]}, "clip_eps has shape"),
+        ({"advantage": None}, "advantage=None"),
+        ({"G": 0}, "G=0"),
+        ({"batch_prompts": 0}, "batch_prompts=0"),
+        ({"batch_prompts": 2.0}, "batch_prompts=2.0"),
+        ({"reset_optimizer": "yes"}, "reset_optimizer='yes'"),
     ],
 )
-def test_train_grpo_rejects_bad_config(change, name):
+def test_a_bad_book_trainer_config_fails_at_creation(change, name):
+    """Each field is checked when the configuration is made (not when training starts), directly or by ``replace``;
+    the error names the field, its value and the valid range."""
+    with pytest.raises(ValueError, match=name) as err:
+        BookTrainerConfig(**change)
+    assert "valid" in str(err.value)
     with pytest.raises(ValueError, match=name):
-        train_grpo(None, None, None, cfg=replace(GRPOConfig(), **change), generator=torch.Generator())
+        replace(BookTrainerConfig(), **change)
+
+
+def test_good_book_trainer_configs_are_made_unchanged():
+    """The edges of the valid ranges pass, and a configuration keeps the values it was given."""
+    values = {"n": 1, "mu": 1, "lr": 1e-12, "eps": 0.0, "clip_eps": float("inf"), "G": 2, "batch_prompts": 1}
+    edge = BookTrainerConfig(**values)
+    assert {name: getattr(edge, name) for name in values} == values
+    for cfg in (configs.QUICK, configs.FULL, configs.TINY, configs.CYCLING):
+        assert isinstance(cfg.grpo, BookTrainerConfig)
+
+
+def test_every_book_trainer_field_has_help_text_shown_by_help():
+    text = pydoc.render_doc(BookTrainerConfig, renderer=pydoc.plaintext)
+    for f in fields(BookTrainerConfig):
+        assert f.metadata["help"], f.name
+        assert f"``{f.name}``" in BookTrainerConfig.__doc__ and f.metadata["help"] in " ".join(text.split()), f.name
+
+
+def test_train_grpo_rejects_what_is_not_a_book_trainer_config():
+    lookalike = SimpleNamespace(**{f.name: getattr(BookTrainerConfig(), f.name) for f in fields(BookTrainerConfig)})
+    with pytest.raises(ValueError, match="cfg=.*BookTrainerConfig"):
+        train_grpo(None, None, None, cfg=lookalike, generator=torch.Generator())
 
 
 def test_train_grpo_rejects_a_generator_on_another_device():
@@ -326,7 +368,7 @@ def test_train_grpo_rejects_a_generator_on_another_device():
         meta, torch.empty(100, 2, dtype=torch.long, device="meta"), *[torch.empty(2, 100, device="meta")] * 2
     )
     with pytest.raises(ValueError, match="generator"):
-        train_grpo(None, None, task, cfg=GRPOConfig(), generator=torch.Generator())
+        train_grpo(None, None, task, cfg=BookTrainerConfig(), generator=torch.Generator())
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from grpo_nb.toylm import configs
-from grpo_nb.toylm.configs import GRPOConfig, ModelConfig, RunConfig, SFTConfig, TaskConfig
+from grpo_nb.toylm.configs import BookTrainerConfig, ModelConfig, RunConfig, SFTConfig, TaskConfig
 from grpo_nb.toylm.cost import T4, Hardware, LaunchCounter, StepCost, count_cost, estimate_gpu_time, pick_config
 from grpo_nb.toylm.experiment import run_plan
 
@@ -17,7 +17,7 @@ SMALL = RunConfig(
     task=TaskConfig(n_prompts=4, out_len=2, demos_per_prompt=16),
     model=ModelConfig(d_model=16, n_layer=1, n_head=2),
     sft=SFTConfig(n_steps=7),
-    grpo=GRPOConfig(n=3, mu=5, G=4),
+    grpo=BookTrainerConfig(n=3, mu=5, G=4),
     beta_sweep=(4.0,),
     weak_inner=((2, 1e-3),),
     device="cpu",

@@ -3,9 +3,10 @@
 Two checks that catch a CPU tensor meeting a CUDA one, or a CUDA generator drawing a CPU tensor, on a
 machine that has only a CPU:
 
-- a static one: every tensor factory and every random draw in ``grpo_nb/toylm`` either passes an explicit
-  ``device=`` (taken from the data, never a literal) or works on a tensor that already has one, and no
-  training loop copies to the host or waits for the device inside its inner loop;
+- a static one: every tensor factory and every random draw in ``grpo_nb/toylm`` (and in the TRL adapters that stand
+  on it, ``grpo_nb/trl_adapters``) either passes an explicit ``device=`` (taken from the data, never a literal) or
+  works on a tensor that already has one, and no training loop copies to the host or waits for the device inside its
+  inner loop;
 - a dynamic one: the whole experiment runs with torch's default device set to ``meta``, a second device
   that holds no data. A factory call without ``device=`` then makes a meta tensor, and meeting the CPU
   data with it fails, as a CPU tensor fails against CUDA data; the experiment passes only if every tensor
@@ -24,11 +25,13 @@ import pytest
 import torch
 
 import grpo_nb.toylm
-from grpo_nb.toylm.configs import GRPOConfig, ModelConfig, RunConfig, SFTConfig, TaskConfig
+from grpo_nb.toylm.configs import BookTrainerConfig, ModelConfig, RunConfig, SFTConfig, TaskConfig
 from grpo_nb.toylm.device import describe, resolve_device
 from grpo_nb.toylm.experiment import run_experiment
 
 PACKAGE = Path(grpo_nb.toylm.__file__).parent
+#: the TRL adapters stand on toylm and follow its rules (their modules are named by folder, apart from toylm's own)
+TRL_ADAPTERS = PACKAGE.parent / "trl_adapters"
 
 # torch functions that create a tensor from sizes or host data: they need ``device=``
 FACTORIES = frozenset(
@@ -140,14 +143,15 @@ def device_findings(source: str, module: str) -> list[str]:
 
 
 def package_findings(package: Path = PACKAGE) -> list[str]:
-    return [f for path in sorted(package.glob("*.py")) for f in device_findings(path.read_text(), path.name)]
+    prefix = "" if package == PACKAGE else f"{package.name}/"
+    return [f for path in sorted(package.glob("*.py")) for f in device_findings(path.read_text(), prefix + path.name)]
 
 
 # ---------------------------------------------------------------- the static check
 
 
 def test_every_tensor_and_draw_in_toylm_is_on_the_data_device():
-    findings = package_findings()
+    findings = package_findings() + package_findings(TRL_ADAPTERS)
     assert not findings, "\n".join(findings)
 
 
@@ -219,7 +223,7 @@ TINY = RunConfig(
     task=TaskConfig(n_prompts=4, out_len=2, demos_per_prompt=16),
     model=ModelConfig(d_model=16, n_layer=1, n_head=2),
     sft=SFTConfig(n_steps=5, lr=1e-2),
-    grpo=GRPOConfig(n=2, mu=3, lr=1e-3, G=4),
+    grpo=BookTrainerConfig(n=2, mu=3, lr=1e-3, G=4),
     beta_sweep=(),
     weak_inner=((1, 1e-3),),
     device="cpu",

@@ -1,7 +1,7 @@
 """Tests of grpo_nb.ustat, Part 1: the softmax bandit, the group estimators, their exact moments, Lemma 1 and the
 scaling law. Each exact route is checked against an independent one, each check is shown to fail on a wrong
 formula, and bad input raises ValueError naming the parameter. The group-size chapter's analyses are tested in
-tests/chapters/test_group_size_checks.py."""
+tests/chapters/group_size/."""
 
 from __future__ import annotations
 
@@ -19,9 +19,10 @@ matplotlib.use("Agg")
 from grpo_nb import ustat  # noqa: E402
 from grpo_nb.plots import ustat as figs  # noqa: E402
 from grpo_nb.symbolic import ustat as symbolic  # noqa: E402
-from grpo_nb.tabular.algorithm1 import make_task  # noqa: E402
+from grpo_nb.tabular import softmax_policy  # noqa: E402
+from grpo_nb.tabular.algorithm1 import logits_expected_reward, make_task, reinforce_gradient  # noqa: E402
+from grpo_nb.ustat import bandit, moments, scaling  # noqa: E402
 from grpo_nb.ustat import estimators as est  # noqa: E402
-from grpo_nb.ustat import moments, scaling  # noqa: E402
 from grpo_nb.ustat.bandit import PromptSet  # noqa: E402
 
 LOGITS = np.array([0.3, -1.2, 0.8, 0.1, -0.4])
@@ -50,6 +51,23 @@ def _bandit(seed: int, k: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 # ------------------------------------------------------------------ the bandit and the public API
+
+
+def test_the_softmax_policy_has_one_home_that_algorithm1_and_the_bandit_read() -> None:
+    """E_pi[r] and the policy gradient of a softmax policy live in grpo_nb.tabular.softmax_policy; Algorithm 1's
+    tabular policy, the bandit and the public API re-export those functions, and the exact gradient is the on-policy
+    (REINFORCE) one with the policy's own weights and the rewards as advantages."""
+    assert logits_expected_reward is softmax_policy.logits_expected_reward
+    assert reinforce_gradient is softmax_policy.reinforce_gradient
+    assert ustat.exact_gradient is bandit.exact_gradient is softmax_policy.exact_gradient
+    assert ustat.bandit_expected_reward is bandit.bandit_expected_reward is softmax_policy.bandit_expected_reward
+    assert bandit.check_bandit is softmax_policy.check_bandit
+    logits, reward = np.stack([LOGITS, -LOGITS]), np.stack([REWARD, REWARD])
+    pi = softmax(logits, axis=-1)
+    assert np.allclose(softmax_policy.reinforce_gradient(logits, pi, reward), ustat.exact_gradient(logits, reward))
+    assert np.array_equal(
+        softmax_policy.logits_expected_reward(logits, reward), ustat.bandit_expected_reward(logits, reward)
+    )
 
 
 def test_exact_gradient_is_pi_times_centred_reward_and_matches_differences() -> None:

@@ -1,7 +1,7 @@
 """Tests of grpo_nb.ustat.finite_group: the finite-group step is Theorem 2 with exact p, its law (computed without
 sampling) matches the simulated chain, dynamic sampling in tabular Algorithm 1 matches its recursion, the expected
 map's own orbits, robustness at the edges of the parameter range, and bad input. Each check is shown to fail on a
-wrong model. The group-size chapter's analyses are tested in tests/chapters/test_group_size_checks.py."""
+wrong model. The group-size chapter's analyses are tested in tests/chapters/group_size/."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The toy task trained by TRL's ``GRPOTrainer`` and compared with the success recursion (Mroueh 2025, Thm 2).
 
-The policy is the GPT-2 of :mod:`grpo_nb.toylm.trl_model`, brought to pi_ref by the book's SFT on the same noisy
+The policy is the GPT-2 of :mod:`grpo_nb.trl_adapters.model`, brought to pi_ref by the book's SFT on the same noisy
 demonstrations (:mod:`grpo_nb.toylm.sft`), then trained by TRL, on the CPU, offline. One *outer step* of
 Algorithm 1 is one TRL generation (G answers for every prompt) followed by ``num_iterations`` = mu optimizer steps
 on it; after each, :class:`ExactSuccessCallback` computes every prompt's exact success probability from the
@@ -8,8 +8,8 @@ network's output distribution (all 10**L digit answers enumerated).
 
 The theory next to it: TRL's advantage (r - mean)/(std_Bessel + 1e-4) is the paper's (Eq. 3) times
 sqrt((G-1)/G) up to the 1e-4, and a factor c on the advantage is the factor 1/c on beta, so the recursion is
-taken at ``beta_eff = beta sqrt(G/(G-1))`` and ``eps = TRL_EPS`` (1e-8 = (1e-4)**2: TRL's denominator at zero
-variance). ``p_theory`` is the infinite-G recursion (:func:`grpo_nb.dynamics.iterate`), ``p_finite_group`` the
+taken at ``beta_eff = beta sqrt(G/(G-1))`` and ``eps = TRL_EQUIVALENT_EPS`` (1e-8 = (1e-4)**2: TRL's denominator at
+zero variance). ``p_theory`` is the infinite-G recursion (:func:`grpo_nb.dynamics.iterate`), ``p_finite_group`` the
 mean of the finite-group chain (:func:`grpo_nb.ustat.finite_group.finite_group_law`). For beta = 0 the recursion's
 limit beta -> 0 is h(p) = 1 for every 0 < p < 1 (``p_theory`` = p_ref, then 1) and the finite-group chain is not
 defined (``p_finite_group`` is null).
@@ -41,11 +41,11 @@ from grpo_nb.toylm.device import describe
 from grpo_nb.toylm.sft import demo_frequencies
 from grpo_nb.toylm.task import N_DIGITS, DigitSumTask, make_task
 from grpo_nb.toylm.theory import table_expected_reward
-from grpo_nb.toylm.trl_model import build_model, build_tokenizer, enumerate_logprobs_hf, save_local, sft_hf
+from grpo_nb.trl_adapters.model import build_model, build_tokenizer, enumerate_logprobs_hf, save_local, sft_hf
 
 __all__ = [
     "TRL_CONFIGS",
-    "TRL_EPS",
+    "TRL_EQUIVALENT_EPS",
     "TRLRun",
     "TRLRunConfig",
     "ExactSuccessCallback",
@@ -59,7 +59,8 @@ __all__ = [
     "versions",
 ]
 
-TRL_EPS = 1e-8
+#: The eps of Eq. 3 equivalent to TRL's advantage: sqrt(eps) is the 1e-4 TRL adds to the group's std, so 1e-8.
+TRL_EQUIVALENT_EPS = 1e-8
 DEVICE = torch.device("cpu")  # TRL runs here on the CPU (``use_cpu=True``)
 
 
@@ -312,7 +313,7 @@ def predictions(p_ref: np.ndarray, beta: float, eps: float, *, G: int, n: int) -
 def _theory(p_ref: np.ndarray, beta: float, G: int, n: int) -> tuple[np.ndarray, np.ndarray | None]:
     if beta == 0:
         return np.vstack([p_ref, np.ones((n, p_ref.size))]), None
-    return predictions(p_ref, beta_effective(beta, G), TRL_EPS, G=G, n=n)
+    return predictions(p_ref, beta_effective(beta, G), TRL_EQUIVALENT_EPS, G=G, n=n)
 
 
 def _group_successes(log: list, n_prompts: int, n: int) -> np.ndarray:
@@ -355,7 +356,7 @@ def run_trl(setup: TRLSetup, run: TRLRun) -> dict:
         "label": run.key,
         "trl": asdict(run) | {"G": cfg.G, "num_iterations": cfg.mu, "learning_rate": cfg.lr, "n": cfg.n},
         "beta_effective": beta_effective(run.beta, cfg.G),
-        "eps": TRL_EPS,
+        "eps": TRL_EQUIVALENT_EPS,
         "wall_s": wall,
         "outer_step_s": m.step_s,
         "per_prompt": [

@@ -14,15 +14,15 @@ Bessel std + 1e-4; one Adam for the whole run). Every later rung keeps the rungs
    sampled answers stay.
 5. ``kl_exact``: the KL term is the exact sequence-level KL(pi_theta || pi_ref) (Eq. 6's penalty) instead of k3 on
    the sampled tokens, summed over every outcome of an answer: the 10**L digit answers and every way to leave them
-   (``trl_model.enumerate_outcomes_hf``; the network's vocabulary has non-digit tokens, and a "KL" over the digit
-   answers alone is not one: moving mass off them lowers it below 0).
+   (:func:`grpo_nb.trl_adapters.model.enumerate_outcomes_hf`; the network's vocabulary has non-digit tokens, and a
+   "KL" over the digit answers alone is not one: moving mass off them lowers it below 0).
 6. ``exact``: the whole objective by enumeration, sum_y pi_theta(y|q) A(q, y) - beta KL over every outcome y
    (Eq. 6 with exact expectations, the book's ``estimator="exact"``; an outcome that leaves the digits is a failure):
    the samples TRL draws are not used.
 
 Rung 0 runs TRL's own ``_compute_loss``; the others run :func:`ladder_loss` in a subclass of the trainer (TRL still
 generates, schedules, and steps the optimizer). With rung 0's settings :func:`ladder_loss` gives TRL's loss to float
-precision (tested). Each rung and seed is one :func:`grpo_nb.toylm.trl_trainer.run_trl`-style run from the same
+precision (tested). Each rung and seed is one :func:`grpo_nb.trl_adapters.trainer.run_trl`-style run from the same
 pi_ref (one SFT); the seed is TRL's (sampling). Imports trl lazily.
 """
 
@@ -36,11 +36,11 @@ from pathlib import Path
 
 import torch
 
-from grpo_nb.toylm.trl_model import build_model, enumerate_logprobs_hf, enumerate_outcomes_hf
-from grpo_nb.toylm.trl_trainer import (
+from grpo_nb.trl_adapters.model import build_model, enumerate_logprobs_hf, enumerate_outcomes_hf
+from grpo_nb.trl_adapters.trainer import (
     DEVICE,
     TRL_CONFIGS,
-    TRL_EPS,
+    TRL_EQUIVALENT_EPS,
     TRLRun,
     TRLRunConfig,
     TRLSetup,
@@ -67,7 +67,9 @@ __all__ = [
 
 BETA = 2.0  # the TRL chapter's beta = 2 run, whose anomaly the ladder explains
 CLIP = 1e3  # TRL's epsilon: no clipping in effect, as in that run
-PAPER_EPS = TRL_EPS  # eps of the paper's advantage on rung 3: TRL's 1e-4, squared
+#: The eps of the paper's advantage on the ladder's rungs (from ``paper_advantage`` on): TRL's 1e-4, squared (1e-8),
+#: not the paper's eps = 1e-5 (:data:`grpo_nb.constants.PAPER_EPS`).
+LADDER_PAPER_EPS = TRL_EQUIVALENT_EPS
 
 
 @dataclass(frozen=True)
@@ -78,7 +80,7 @@ class Rung:
     change: str
     kl: str = "k3_ratio"  # "k3_ratio": TRL's k3 times the token ratio; "exact": enumerated sequence KL
     ratio: str = "token"  # "token": one ratio per token (TRL); "sequence": pi_theta(o|q)/pi_old(o|q)
-    advantage: str = "trl"  # "trl": (r - mean)/(std_Bessel + 1e-4); "paper": Eq. 3 with eps = PAPER_EPS
+    advantage: str = "trl"  # "trl": (r - mean)/(std_Bessel + 1e-4); "paper": Eq. 3 with eps = LADDER_PAPER_EPS
     reset_adam: bool = False  # a fresh Adam at every outer step
     p: str = "group"  # "group": the advantage's p is the group's p_hat; "exact": p_old(q) by enumeration
     objective: str = "sampled"  # "sampled": TRL's G answers; "exact": every answer enumerated (Eq. 6)
@@ -124,7 +126,7 @@ LADDER_CONFIGS: dict[str, TRLRunConfig] = {
 
 def _sequence_rewards(task, prompt_index: torch.Tensor, completion_ids: torch.Tensor) -> torch.Tensor:
     """r(q, o) of each sampled completion (B,): ``out_len`` digits summing to the prompt's target (as
-    :func:`grpo_nb.toylm.trl_trainer.make_reward`; an ``<eos>`` or a ``+`` among the tokens earns 0)."""
+    :func:`grpo_nb.trl_adapters.trainer.make_reward`; an ``<eos>`` or a ``+`` among the tokens earns 0)."""
     ids = completion_ids[:, : task.out_len]
     digits = (ids < 10).all(dim=1) & (completion_ids.shape[1] >= task.out_len)
     target = torch.as_tensor(task.targets, device=ids.device)[prompt_index]
@@ -156,7 +158,7 @@ def ladder_loss(
 
     ``logp``, ``old_logp``, ``ref_logp`` and ``mask`` are TRL's per-token (B, T) tensors, ``advantages`` (B,) the
     rung's advantages of the sampled completions; ``table`` (P, K + M) is log pi_theta of every outcome of an answer
-    (:func:`grpo_nb.toylm.trl_model.enumerate_outcomes_hf`: the digit answers and every way to leave them, so that
+    (:func:`grpo_nb.trl_adapters.model.enumerate_outcomes_hf`: the digit answers and every way to leave them, so that
     the exact KL is a KL), ``table_ref`` log pi_ref's, ``table_adv`` the exact rung's A(q, y) (Eq. 6 with exact
     expectations: an outcome's A is Eq. 3 at the exact p_old, and one that leaves the digits is a failure).
     With every knob at TRL's setting it
@@ -244,18 +246,18 @@ class _LadderMixin:
         q = torch.as_tensor([self._index[tuple(int(t) for t in row)] for row in prompt_ids], device=prompt_ids.device)
         r = _sequence_rewards(task, q, completion_ids)
         if rung.p == "exact":
-            adv = _paper_advantage(r, self._p_old[q], PAPER_EPS)
+            adv = _paper_advantage(r, self._p_old[q], LADDER_PAPER_EPS)
         elif rung.advantage == "paper":
             counts = torch.zeros(task.n_prompts, device=r.device).index_add_(0, q, torch.ones_like(r))
             p_hat = torch.zeros(task.n_prompts, device=r.device).index_add_(0, q, r) / counts.clamp(min=1.0)
-            adv = _paper_advantage(r, p_hat[q], PAPER_EPS)
+            adv = _paper_advantage(r, p_hat[q], LADDER_PAPER_EPS)
         else:
             adv = inputs["advantages"]
         needs_table = rung.kl == "exact" or rung.objective == "exact"
         table = enumerate_outcomes_hf(model, self._prompts, self._outputs) if needs_table else None
         table_adv = None
         if rung.objective == "exact":
-            table_adv = _paper_advantage(self._reward_outcomes, self._p_old.unsqueeze(1), PAPER_EPS)
+            table_adv = _paper_advantage(self._reward_outcomes, self._p_old.unsqueeze(1), LADDER_PAPER_EPS)
         return ladder_loss(
             rung,
             beta=self.beta,
@@ -287,10 +289,10 @@ def make_ladder_trainer(setup: TRLSetup, rung: Rung, *, seed: int, reward_log: l
 
 def theory_parameters(rung: Rung, G: int) -> tuple[float, float]:
     """The (beta, eps) of the recursion a rung is held against: TRL's advantage is Eq. 3's at beta sqrt(G/(G-1))
-    (``trl_trainer.beta_effective``), the paper's at beta; eps is TRL's 1e-8 either way."""
+    (``grpo_nb.trl_adapters.trainer.beta_effective``), the paper's at beta; eps is TRL's 1e-8 either way."""
     if rung.advantage == "trl" and rung.p == "group" and rung.objective == "sampled":
-        return beta_effective(BETA, G), TRL_EPS
-    return BETA, PAPER_EPS
+        return beta_effective(BETA, G), TRL_EQUIVALENT_EPS
+    return BETA, LADDER_PAPER_EPS
 
 
 def run_rung(setup: TRLSetup, rung: Rung, seed: int) -> dict:
