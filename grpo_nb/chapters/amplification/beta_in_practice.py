@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import expit, log_softmax, logit
 
+from grpo_nb.constants import PRACTICAL_BETA
 from grpo_nb.dynamics.map import iterate_logit, logit_map_margin
 from grpo_nb.dynamics.regimes import Regime, RegimeMap, regime_map
 from grpo_nb.kl import k3
@@ -44,7 +45,7 @@ __all__ = [
 #: and the choice of DAPO and Dr. GRPO (no KL term). The theory needs beta > 0; :func:`small_beta_limit` follows the
 #: recursion as beta -> 0.
 PRACTICE_BETAS: tuple[tuple[str, float], ...] = (
-    ("DeepSeekMath; TRL default up to 0.18", 0.04),
+    ("DeepSeekMath; TRL default up to 0.18", PRACTICAL_BETA),
     ("DeepSeek-R1, as TRL's documentation quotes it", 0.001),
     ("TRL default from 0.19; DAPO; Dr. GRPO", 0.0),
 )
