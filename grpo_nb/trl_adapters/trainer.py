@@ -36,6 +36,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from grpo_nb.constants import CLIP_EPS
 from grpo_nb.toylm.configs import FULL, QUICK, RunConfig
 from grpo_nb.toylm.device import describe
 from grpo_nb.toylm.sft import demo_frequencies
@@ -87,7 +88,11 @@ class TRLRunConfig:
     n: int
     lr: float
     runs: tuple[TRLRun, ...] = field(
-        default=(TRLRun("beta=2", 2.0), TRLRun("beta=2, clip 0.2", 2.0, 0.2), TRLRun("beta=0 (TRL default)", 0.0, 0.2))
+        default=(
+            TRLRun("beta=2", 2.0),
+            TRLRun("beta=2, clip 0.2", 2.0, CLIP_EPS),
+            TRLRun("beta=0 (TRL default)", 0.0, CLIP_EPS),
+        )
     )
     seed: int = 0
     threads: int = 1
@@ -104,7 +109,7 @@ TRL_CONFIGS: dict[str, TRLRunConfig] = {
         mu=2,
         n=2,
         lr=5e-4,
-        runs=(TRLRun("beta=2", 2.0), TRLRun("beta=0 (TRL default)", 0.0, 0.2)),
+        runs=(TRLRun("beta=2", 2.0), TRLRun("beta=0 (TRL default)", 0.0, CLIP_EPS)),
     ),
 }
 

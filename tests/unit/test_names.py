@@ -40,7 +40,13 @@ RETIRED = {
 RESTRICTED = {
     "epsilon": ({"trl_adapters/trainer.py"}, "clip_eps (TRL's ``epsilon`` only where the book passes it to TRL)"),
     "n_steps": (
-        {"toylm/configs.py", "toylm/sft.py", "trl_adapters/model.py", "toylm/cost.py", "chapters/trl_grpo/__init__.py"},
+        {
+            "toylm/configs.py",
+            "toylm/sft.py",
+            "trl_adapters/model.py",
+            "toylm/cost.py",
+            "chapters/trl_grpo/knobs_training.py",
+        },
         "n (GRPO iterations) or mu (inner steps); n_steps counts plain optimiser steps (SFT)",
     ),
 }

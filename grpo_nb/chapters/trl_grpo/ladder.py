@@ -1,7 +1,7 @@
 """Section "Why TRL leaves the recursion" of the TRL chapter: the ablation ladder's cached runs, summarised.
 
 Reads the JSON that ``python -m grpo_nb.toylm --trainer trl --ladder full`` writes
-(:mod:`grpo_nb.toylm.trl_ladder`; the shipped copy is ``grpo_nb/data/trl_ladder.json``) and computes, per rung and
+(:mod:`grpo_nb.trl_adapters.ladder`; the shipped copy is ``grpo_nb/data/trl_ladder.json``) and computes, per rung and
 seed, what the section states: how many prompts end below p_ref, the median and largest (over prompts) worst gap
 max_n |p_n - prediction_n| to the finite-group chain's mean and to the recursion h^n, and the inner losses. Across
 seeds each number is a mean with its standard error (sample standard deviation / sqrt(seeds)); a rung's difference
@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from grpo_nb.chapters.trl_grpo.full_runs import load_result
 from grpo_nb.report import Table
 
 __all__ = [
@@ -39,8 +40,6 @@ __all__ = [
 
 def load_ladder(path: str = "trl_ladder.json") -> dict:
     """The ladder's JSON summary: a file, or the name of one that ships in ``grpo_nb/data/``."""
-    from grpo_nb.chapters.trl_grpo import load_result  # the package imports this module: no import cycle
-
     result = load_result(path)
     if result.get("trainer") != "trl-ladder":
         raise ValueError(f"path={path!r} is not a ladder summary; valid: the output of --trainer trl --ladder")

@@ -1,7 +1,7 @@
-"""The ablation ladder (grpo_nb.toylm.trl_ladder, grpo_nb.chapters.trl_grpo.ladder): the rungs change one knob each,
-rung 0 is TRL's own loss (a wrong rung or reward rule fails that check), the small ladder runs end to end on two
-CPU cores through the CLI and keeps its invariants at every seed it uses, and the cached full ladder has the
-schema, versions and seeds the chapter quotes."""
+"""Section "Why TRL leaves the recursion: one knob at a time": the ablation ladder (grpo_nb.trl_adapters.ladder,
+grpo_nb.chapters.trl_grpo.ladder): the rungs change one knob each, rung 0 is TRL's own loss (a wrong rung or reward
+rule fails that check), the small ladder runs end to end on two CPU cores through the CLI and keeps its invariants
+at every seed it uses, and the cached full ladder has the schema, versions and seeds the chapter quotes."""
 
 from __future__ import annotations
 
@@ -18,11 +18,11 @@ pytest.importorskip("trl")
 os.environ["HF_HUB_OFFLINE"] = "1"
 
 from grpo_nb.chapters.trl_grpo import ladder as lc  # noqa: E402
-from grpo_nb.toylm import trl_ladder as tl  # noqa: E402
-from grpo_nb.toylm.trl_trainer import prepare_trl  # noqa: E402
+from grpo_nb.trl_adapters import ladder as tl  # noqa: E402
+from grpo_nb.trl_adapters.trainer import prepare_trl  # noqa: E402
 from tests.book_layout import ROOT  # noqa: E402
+from tests.chapters.trl_grpo import CACHED_LADDER as CACHED  # noqa: E402
 
-CACHED = ROOT / "grpo_nb" / "data" / "trl_ladder.json"
 SEEDS = (0, 1, 2)
 KNOBS = [f.name for f in fields(tl.Rung) if f.name not in ("key", "change")]
 
@@ -107,7 +107,7 @@ def test_the_exact_rung_is_the_same_at_every_seed_so_the_ladder_runs_it_once(tin
 def test_the_outcome_table_is_a_distribution_and_the_digit_table_is_not(tiny_setup):
     import torch
 
-    from grpo_nb.toylm.trl_model import build_model, enumerate_logprobs_hf, enumerate_outcomes_hf
+    from grpo_nb.trl_adapters.model import build_model, enumerate_logprobs_hf, enumerate_outcomes_hf
 
     task = tiny_setup.task
     model = build_model(tiny_setup.cfg.base.model, task.prompt_len + task.out_len, 1)  # an untrained network
