@@ -46,7 +46,6 @@ from grpo_nb.weights import omega_minus, omega_plus
 
 __all__ = [
     "ADVANTAGE",
-    "EPS",
     "EffectiveBeta",
     "FamilyRows",
     "LOGIT_MAP",
@@ -71,7 +70,6 @@ OMEGA_PLUS = omega_plus
 OMEGA_MINUS = omega_minus
 LOGIT_MAP = logit_map
 RECURSION = iterate_logit
-EPS = PAPER_EPS  # the paper's smoothing, as the sheet's cells read it
 PRACTICE_BETAS = (PRACTICAL_BETA, 0.001)  # DeepSeekMath's KL weight (TRL's default up to 0.18) and DeepSeek-R1's
 TOL = 1e-9
 _SHORT = {
@@ -125,7 +123,7 @@ def family_rows() -> FamilyRows:
         rows.append([m.label, f"{a[0]:.2f} / {a[1]:.2f}", _SHORT["centring"][m.centring],
                      _SHORT["scaling"][m.scaling], _SHORT["ratio"][m.ratio], _kl(m)])  # fmt: skip
     grpo = ADVANTAGE("grpo", one_in_four)[0]
-    eq4_gap = max(abs(grpo[0] - OMEGA_PLUS(0.25, EPS)), abs(grpo[1] + OMEGA_MINUS(0.25, EPS)))
+    eq4_gap = max(abs(grpo[0] - OMEGA_PLUS(0.25, PAPER_EPS)), abs(grpo[1] + OMEGA_MINUS(0.25, PAPER_EPS)))
     rloo_gap = 0.0
     for G in range(2, 9):
         r = np.array(list(itertools.product((0.0, 1.0), repeat=G)))
@@ -154,8 +152,8 @@ def notation_gaps() -> NotationGaps:
         float(np.abs(OMEGA_MINUS(p, eps) * np.sqrt(v) / p - 1).max()),
     )
     z, a, beta = np.meshgrid(np.linspace(-30, 30, 61), np.linspace(-10, 5, 16), np.array([PRACTICAL_BETA, 1.0, 20.0]))
-    written = a + 1 / (beta * np.sqrt(expit(z) * expit(-z) + EPS))
-    return NotationGaps(weights, float(np.abs(LOGIT_MAP(z, a, beta, EPS) / written - 1).max()))
+    written = a + 1 / (beta * np.sqrt(expit(z) * expit(-z) + PAPER_EPS))
+    return NotationGaps(weights, float(np.abs(LOGIT_MAP(z, a, beta, PAPER_EPS) / written - 1).max()))
 
 
 def _random_space(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -244,16 +242,16 @@ def practice() -> Practice:
     a = np.linspace(-745.0, 37.0, 4001)  # logit p_ref, from about the smallest positive double
     first, margin = {}, {}
     for beta in PRACTICE_BETAS:
-        z1 = LOGIT_MAP(a, a, beta, EPS)
+        z1 = LOGIT_MAP(a, a, beta, PAPER_EPS)
         first[beta] = (float((z1 - a).min()), float((expit(z1) * expit(-z1)).max()))
-        margin[beta] = 2 / (beta * np.sqrt(1 + 4 * EPS))
-    (unsafe,) = safe_betas(EPS, p_lo=1e-12).unsafe
+        margin[beta] = 2 / (beta * np.sqrt(1 + 4 * PAPER_EPS))
+    (unsafe,) = safe_betas(PAPER_EPS, p_lo=1e-12).unsafe
     bandits = make_task(np.array([0.2, 0.5, 0.85]), n_outcomes=6, n_success=2, seed=3)
     bias = [
         exact_moments(logits, reward, 8, estimator="grpo_std").relative_bias
         for logits, reward in zip(bandits.ref_logits, bandits.reward, strict=True)
     ]
-    rho2 = float(signal_retention(0.1, 2, EPS))
+    rho2 = float(signal_retention(0.1, 2, PAPER_EPS))
     return Practice(
         first, margin, (float(unsafe[0]), float(unsafe[1])), _difficulty_g_star(), (min(bias), max(bias)), rho2
     )

@@ -12,6 +12,7 @@ import pytest
 
 from grpo_nb import family
 from grpo_nb.chapters import cheat_sheet as cs
+from grpo_nb.constants import PAPER_EPS
 from tests.book_layout import BOOK
 
 TOL = cs.TOL
@@ -19,7 +20,7 @@ TOL = cs.TOL
 
 def _practice_holds(pr: cs.Practice) -> bool:
     """The asserts of the page's "Practical β and G" cell, as written there."""
-    saturated = all(pr.first_step[b][0] >= pr.margin[b] and pr.first_step[b][1] < cs.EPS for b in cs.PRACTICE_BETAS)
+    saturated = all(pr.first_step[b][0] >= pr.margin[b] and pr.first_step[b][1] < PAPER_EPS for b in cs.PRACTICE_BETAS)
     return (
         saturated
         and 49.95 <= pr.margin[0.04] < 50.05
