@@ -10,7 +10,7 @@ from scipy.stats import binom
 
 from grpo_nb.chapters import stabilised_grpo
 from grpo_nb.symbolic import effective_loss as proofs
-from grpo_nb.weights import omega_plus, stabilised_advantage
+from grpo_nb.weights import omega_minus, omega_plus, stabilised_advantage
 
 EPS = 1e-5
 
@@ -94,3 +94,14 @@ def test_smoothing_lowers_the_middle_by_the_quoted_factor():
     assert [round(100 * d, 1 if d < 0.01 else 0) for d in drop] == [0.2, 2, 15]
     assert drop[-1] > 0.1  # "barely moves the middle" is false for eps = 0.1
     assert sp.simplify(proofs.ex.omega_plus().subs(proofs.P, sp.Rational(1, 2)) - 1 / sp.sqrt(1 + 4 * proofs.EPS)) == 0
+
+
+def test_a_silent_group_has_zero_advantages_but_not_zero_weights():
+    # k = 0 or k = G: the weight of the answers the group holds is 0, so every advantage is 0 ...
+    for k in (0, 8):
+        assert (stabilised_advantage(np.full(8, float(k == 8)), k / 8, EPS) == 0).all()
+    assert omega_minus(0.0, EPS) == 0 and omega_plus(1.0, EPS) == 0
+    # ... while the other weight is 1/sqrt(eps): the former "the weights vanish at k = 0 or G" fails
+    weights = (omega_plus(0.0, EPS), omega_minus(1.0, EPS))
+    assert not all(w == 0 for w in weights)
+    assert all(w == pytest.approx(1 / np.sqrt(EPS)) for w in weights)
