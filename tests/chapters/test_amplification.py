@@ -18,6 +18,7 @@ from grpo_nb.chapters import amplification as amp
 from grpo_nb.chapters.amplification import beta_in_practice, local_convergence, theorem3, theorem4_hypothesis
 from grpo_nb.dynamics.paper_bounds import prompt_free_beta_bound
 from grpo_nb.dynamics.regimes import Regime, regime_map
+from grpo_nb.dynamics.uniform_beta import safe_betas
 from grpo_nb.tabular import expected_reward, grpo_step, solve_grpo_step
 from tests.book_layout import BOOK
 
@@ -346,3 +347,12 @@ def test_negative_checks_of_condition2_everywhere():
     e = amp.condition2_everywhere([1e-5]).by_eps[1e-5]
     assert e.rhs_max > 1 / (5.5 * np.sqrt(1e-5))  # a tighter claimed bound on the right-hand side is false
     assert e.lhs_min < e.rhs_max and not e.holds_everywhere  # so (2) fails somewhere at eps = 1e-5
+
+
+def test_cycles_need_beta_1_to_20_only_on_the_regime_grid():
+    # the former "cycles and chaos need beta of order 1 to 20" holds for p_ref >= 1e-4 (the map's grid) ...
+    assert all(dynamics.orbit_kind(p, 30.0, 1e-5).kind == "fixed_point" for p in np.geomspace(1e-4, 0.999, 40))
+    # ... but a harder prompt cycles at beta = 60, 1,500 times the practical 0.04, inside Remark 2's interval
+    assert dynamics.orbit_kind(1e-6, 60.0, 1e-5).kind == "cycle"
+    (unsafe,) = safe_betas(1e-5, p_lo=1e-12).unsafe
+    assert 60.0 < unsafe[1] < 61 and unsafe[1] / 0.04 > 1500
