@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from scipy.special import expit, logit
 
+from grpo_nb import dynamics
 from grpo_nb.chapters import hard_prompts as checks
 from grpo_nb.chapters.hard_prompts import training, two_cycle, unimodal_map
 from grpo_nb.dynamics.bifurcation import FEIGENBAUM_DELTA, bifurcation_diagram
@@ -288,3 +289,17 @@ def test_bad_input_raises_naming_the_parameter(diagram, cascade, call, name) -> 
 def test_logit_map_is_the_one_the_checks_use() -> None:
     # the numpy home of g (grpo_nb.dynamics.map), not a copy, in each section module that reads g
     assert unimodal_map.logit_map is logit_map and two_cycle.logit_map is logit_map
+
+
+def test_above_b1_the_fixed_point_is_several_times_p_ref_not_near_it():
+    # at the first doubling point the lowest fixed point has slope -1 and sits at about 7.6 p_ref
+    for p_ref, b1 in ((1e-4, 17.75), (1e-3, 5.66)):
+        low = dynamics.fixed_points(p_ref, b1, 1e-5)[0]
+        assert abs(low.slope + 1) < 1e-3 and 7.5 < low.p / p_ref < 7.7  # the former "near p_ref" fails
+
+
+def test_at_practical_beta_no_prompt_has_a_fixed_point_below_half():
+    # the former "the fixed point below 1/2 of every such prompt is stable" speaks of fixed points that do not exist
+    for p_ref in np.geomspace(1e-12, 0.5, 60):
+        assert not [fp for fp in dynamics.fixed_points(p_ref, 0.04, 1e-5) if fp.p < 0.5]
+    assert [fp for fp in dynamics.fixed_points(1.8e-22, 0.04, 1e-5) if fp.p < 0.5]  # one needs p_ref below ~2e-22
