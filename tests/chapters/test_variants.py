@@ -20,6 +20,8 @@ from grpo_nb.chapters.variants import (
     renyi,
     success_recursion,
 )
+from grpo_nb.dynamics import orbit_kind
+from grpo_nb.dynamics.cycle_geometry import flip_interval
 from grpo_nb.dynamics.regimes import Regime
 from grpo_nb.symbolic import variants as sv
 from grpo_nb.variants import Variant
@@ -282,3 +284,12 @@ def test_figure_functions_and_explorers_draw_without_error() -> None:
         plt.close(fig)
     assert variant_explorer(n=5) is not None and variant_regime_explorer() is not None
     plt.close("all")
+
+
+def test_the_grid_reads_the_cycle_frontier_from_below():
+    # the former "the largest p_ref with a cycle is 0.00552 at alpha = 1" is a grid reading: off the grid, a 2-cycle
+    # at p_ref = 0.0098, just under the largest p_ref that any beta flips
+    assert orbit_kind(0.0098, 1.11, 1e-5).kind == "cycle" and 0.0098 > 0.00552
+    top_flip = max(flip_interval(b, 1e-5)[1] for b in np.linspace(0.9, 1.1, 201))
+    assert 0.0098 < top_flip < 0.01005
+    assert orbit_kind(0.0099, 1.11, 1e-5).kind == "fixed_point"  # the frontier is near, not at, the flip bound
