@@ -17,9 +17,12 @@ import numpy as np
 
 from grpo_nb.chapters.trl_grpo.full_runs import load_result
 from grpo_nb.report import Table
+from grpo_nb.validation import check_choice
 
 __all__ = [
+    "Dips",
     "LadderFindings",
+    "dips_below_ref",
     "Restoration",
     "ladder_findings",
     "SHORT_LABELS",
@@ -284,3 +287,28 @@ def rung_zero_is_run(ladder: dict, result: dict, key: str) -> bool:
     rung0 = np.asarray(ladder["rungs"][0]["runs"][0]["p_measured"])
     run = np.asarray([row["p_measured"] for row in result["runs"][key]["per_prompt"]])
     return rung0.shape == run.shape and bool(np.array_equal(rung0, run))
+
+
+@dataclass(frozen=True)
+class Dips:
+    """One rung, per seed: the prompts whose measured p falls below p_ref at some step after the first (``dipped``)
+    and those that end below it (``ended``); ``depth``: the largest p_ref - p over every step, prompt and seed.
+    Theorem 3 speaks of every step, so a prompt that dips and recovers is not amplified at that step."""
+
+    dipped: tuple[int, ...]
+    ended: tuple[int, ...]
+    depth: float
+
+
+def dips_below_ref(result: dict, key: str) -> Dips:
+    """:class:`Dips` of rung ``key`` of a ladder summary (section "Why TRL leaves the recursion: one knob at a
+    time"); ValueError for a key that is not one of its rungs."""
+    check_choice("key", key, tuple(r["key"] for r in result["rungs"]))
+    rung = next(r for r in result["rungs"] if r["key"] == key)
+    p_ref = np.asarray(result["p_ref"], dtype=float)[:, None]
+    steps = [np.asarray(run["p_measured"], dtype=float)[:, 1:] for run in rung["runs"]]
+    return Dips(
+        dipped=tuple(int((p < p_ref).any(axis=1).sum()) for p in steps),
+        ended=tuple(int((p[:, -1] < p_ref[:, 0]).sum()) for p in steps),
+        depth=float(max((p_ref - p).max() for p in steps)),
+    )

@@ -185,3 +185,13 @@ def test_restoration_finds_the_first_clean_rung_and_a_relapse_moves_it(tiny_ladd
     assert found.largest_drop[0] == 5 and found.largest_drop[1].mean == -len(p_ref)
     set_final("exact", below=True)  # a relapse on the last rung: no rung from which all stay clean
     assert lc.ladder_findings(result).restoration.first is None
+
+
+def test_rung5_ends_above_p_ref_but_dips_below_it_on_the_way():
+    ladder = lc.load_ladder("trl_ladder.json")
+    dips = lc.dips_below_ref(ladder, "kl_exact")
+    assert dips.ended == (0, 0, 0)  # "no prompt ends below p_ref" holds ...
+    assert sum(dips.dipped) > 0 and dips.depth > 0.01  # ... "amplification at every step" (Theorem 3) does not
+    assert lc.dips_below_ref(ladder, "exact").dipped == (0,)
+    with pytest.raises(ValueError, match="key='nope'"):
+        lc.dips_below_ref(ladder, "nope")
