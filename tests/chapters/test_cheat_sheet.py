@@ -160,3 +160,11 @@ def test_bad_input_raises_value_error_naming_the_parameter():
     ):
         with pytest.raises(ValueError, match=f"^{name}="):
             call()
+
+
+def test_the_first_step_gain_is_measured_not_the_margin_re_evaluated(monkeypatch):
+    assert 49.999 <= cs.practice().first_step[0.04][0] < 50.02
+    real = cs.LOGIT_MAP
+    monkeypatch.setattr(cs, "LOGIT_MAP", lambda z, a, beta, eps: a + 0.5 * (real(z, a, beta, eps) - a))  # half a step
+    assert cs.practice().first_step[0.04][0] < 49.999  # the cell's check now fails; the margin itself would not move
+    assert 49.9985 <= cs.practice().margin[0.04] < 49.9995
