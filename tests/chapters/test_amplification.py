@@ -356,3 +356,13 @@ def test_cycles_need_beta_1_to_20_only_on_the_regime_grid():
     assert dynamics.orbit_kind(1e-6, 60.0, 1e-5).kind == "cycle"
     (unsafe,) = safe_betas(1e-5, p_lo=1e-12).unsafe
     assert 60.0 < unsafe[1] < 61 and unsafe[1] / 0.04 > 1500
+
+
+def test_theorem3_with_a_numerical_maximiser_and_its_negative(monkeypatch):
+    good = amp.theorem3_solver_check([1, 10, 100], 1e-5, n=2)
+    assert good.above_ref and good.min_ratio >= 1 and good.max_gap_to_closed_form < 1e-13
+    real = theorem3.solve_step
+    monkeypatch.setattr(theorem3, "solve_step", lambda pr, pp, r, b, e: real(pr, pp, r, 2 * b, e))  # beta doubled
+    wrong = amp.theorem3_solver_check([1, 10, 100], 1e-5, n=2)
+    assert wrong.min_ratio < 1 and wrong.max_gap_to_closed_form > 1e-3
+    assert good.min_ratio > wrong.min_ratio

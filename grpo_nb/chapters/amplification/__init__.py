@@ -70,8 +70,10 @@ from grpo_nb.chapters.amplification.orbits import (
     two_cycle_report,
 )
 from grpo_nb.chapters.amplification.theorem3 import (
+    Theorem3Solver,
     Theorem3Survey,
     Theorem3Tabular,
+    theorem3_solver_check,
     theorem3_survey,
     theorem3_tabular,
 )
@@ -103,6 +105,7 @@ __all__ = [
     "SmallBetaLimit",
     "StabilityCheck",
     "Theorem3Survey",
+    "Theorem3Solver",
     "Theorem3Tabular",
     "Theorem4Hypothesis",
     "TwoCycle",
@@ -122,6 +125,7 @@ __all__ = [
     "small_beta_limit",
     "sympy_verdict",
     "theorem3_survey",
+    "theorem3_solver_check",
     "theorem3_tabular",
     "theorem4_hypothesis_grid",
     "theorem4_stability_check",

@@ -22,11 +22,18 @@ from tqdm.auto import tqdm
 from grpo_nb.dynamics.map import iterate_logit, logit_map_margin
 from grpo_nb.dynamics.paper_bounds import amplification_gap, theorem3_condition
 from grpo_nb.report import Table
-from grpo_nb.tabular.closed_form import grpo_step
+from grpo_nb.tabular.closed_form import grpo_step, solve_grpo_step
 from grpo_nb.tabular.policy import expected_reward
 from grpo_nb.validation import check_beta, check_eps, check_map_params, check_positive_int
 
-__all__ = ["Theorem3Survey", "Theorem3Tabular", "theorem3_survey", "theorem3_tabular"]
+__all__ = [
+    "Theorem3Solver",
+    "Theorem3Survey",
+    "Theorem3Tabular",
+    "theorem3_solver_check",
+    "theorem3_survey",
+    "theorem3_tabular",
+]
 
 
 @dataclass(frozen=True)
@@ -97,6 +104,16 @@ class Theorem3Tabular:
 TABULAR_SPACES, TABULAR_OUTCOMES, TABULAR_SEED = 12, 8, 0
 
 
+def _random_space(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """One random outcome space of :func:`theorem3_tabular`: ``TABULAR_OUTCOMES`` outcomes, at least one right and one
+    wrong, and pi_ref with its success mass's logit uniform in [-10, 12]."""
+    reward = np.r_[1.0, 0.0, (rng.random(TABULAR_OUTCOMES - 2) < 0.5).astype(float)]
+    p_ref = float(expit(rng.uniform(-10.0, 12.0)))
+    w = rng.dirichlet(np.ones(TABULAR_OUTCOMES))
+    pi_ref = np.where(reward == 1, p_ref * w / w[reward == 1].sum(), (1 - p_ref) * w / w[reward == 0].sum())
+    return reward, pi_ref
+
+
 def _log_odds(pi: np.ndarray, reward: np.ndarray) -> float:
     """logit of the success mass of pi, from the masses of the successes and of the failures (+inf if the failures'
     mass underflows to 0)."""
@@ -121,10 +138,7 @@ def theorem3_tabular(betas: Sequence[float], eps_values: Sequence[float], *, n: 
     rng = np.random.default_rng(TABULAR_SEED)
     above, ratios, failing, rows = True, [], 0, []
     for _ in range(TABULAR_SPACES):
-        reward = np.r_[1.0, 0.0, (rng.random(TABULAR_OUTCOMES - 2) < 0.5).astype(float)]
-        p_ref = float(expit(rng.uniform(-10.0, 12.0)))
-        w = rng.dirichlet(np.ones(TABULAR_OUTCOMES))
-        pi_ref = np.where(reward == 1, p_ref * w / w[reward == 1].sum(), (1 - p_ref) * w / w[reward == 0].sum())
+        reward, pi_ref = _random_space(rng)
         z_ref, p0 = _log_odds(pi_ref, reward), float(expected_reward(pi_ref, reward))
         for eps in eps_values:
             eps = float(check_eps(eps))
@@ -143,3 +157,39 @@ def theorem3_tabular(betas: Sequence[float], eps_values: Sequence[float], *, n: 
                "min over β, ε, n of gap / margin"]  # fmt: skip
     table = Table(headers, rows, ".4g")
     return Theorem3Tabular(table, above, bool(min_ratio >= 1 - 1e-9), min_ratio, failing)
+
+
+@dataclass(frozen=True)
+class Theorem3Solver:
+    """:func:`theorem3_solver_check`: ``above_ref`` (every p_n > p_ref), ``min_ratio`` (the smallest log-odds gain
+    over Theorem 3's margin) and ``max_gap_to_closed_form`` (the largest |p_n(solver) - p_n(Theorem 1)|)."""
+
+    above_ref: bool
+    min_ratio: float
+    max_gap_to_closed_form: float
+
+
+#: The maximiser :func:`theorem3_solver_check` iterates; the negative tests replace it.
+solve_step = solve_grpo_step
+
+
+def theorem3_solver_check(betas: Sequence[float], eps: float, *, n: int = 3) -> Theorem3Solver:
+    """Theorem 3 with no formula of the paper in the loop (section "Amplification (Theorem 3)"): on the random
+    outcome spaces of :func:`theorem3_tabular`, each step is the numerical maximiser of the KL-regularised objective
+    (:func:`grpo_nb.tabular.solve_grpo_step`, read as the module-level name ``solve_step``), never Theorem 1's tilt
+    nor the logit map g; ``n`` steps per beta. The closed form is iterated beside it, to measure their distance."""
+    b, eps, n = check_beta(np.asarray(betas, dtype=float)), float(check_eps(eps)), check_positive_int("n", n)
+    rng = np.random.default_rng(TABULAR_SEED)
+    above, ratios, gaps = True, [], [0.0]
+    for _ in range(TABULAR_SPACES):
+        reward, pi_ref = _random_space(rng)
+        z_ref, p0 = _log_odds(pi_ref, reward), float(expected_reward(pi_ref, reward))
+        for beta in b:
+            solved = closed = pi_ref
+            for _ in range(n):
+                solved = solve_step(pi_ref, solved, reward, float(beta), eps)
+                closed = grpo_step(pi_ref, closed, reward, float(beta), eps)
+                above &= bool(expected_reward(solved, reward) > p0)
+                ratios.append((_log_odds(solved, reward) - z_ref) / float(logit_map_margin(beta, eps)))
+                gaps.append(abs(float(expected_reward(solved, reward) - expected_reward(closed, reward))))
+    return Theorem3Solver(above, float(np.min(ratios)), float(max(gaps)))
