@@ -16,6 +16,7 @@ from grpo_nb.dynamics.regimes import regime_grid, regime_map
 from grpo_nb.family.objectives import SuccessOnlyRecursion, gap
 from grpo_nb.plots.dynamics import plot_regime_maps
 from grpo_nb.plots.paper_figures import regime_panel
+from grpo_nb.ustat.finite_group import signal_retention
 from grpo_nb.variants.variant import Variant
 from grpo_nb.weights import omega_minus, omega_plus
 
@@ -30,19 +31,31 @@ FAMILY_RECURSIONS = (
 
 
 def draw_gaps(eps: float = PAPER_EPS) -> Figure:
-    """s(p) = w+ + w- of each normalisation (the slope of what it climbs), with Eq. 4's omega+ and omega-."""
+    """s(p) = w+ + w- of each normalisation (the slope of what it climbs) as G -> infinity, with Eq. 4's omega+ and
+    omega-, and GRPO's gap at G = 8 and G = 2, rho_G(p) s(p) (:func:`grpo_nb.ustat.finite_group.signal_retention`)."""
     p = np.linspace(0.005, 0.995, 397)
     fig, ax = plt.subplots(figsize=(6.4, 3.6))
-    ax.plot(p, gap(p, "std", eps), color="#1f77b4", lw=2, label=r"std: $1/\sqrt{p(1-p)+\varepsilon}$")
+    ax.plot(p, gap(p, "std", eps), color="#1f77b4", lw=2, label=r"std, $G \to \infty$: $1/\sqrt{p(1-p)+\varepsilon}$")
+    for G, shade in ((8, "#5fa2d6"), (2, "#9ecae9")):
+        finite = signal_retention(p, G, eps) * gap(p, "std", eps)
+        ax.plot(
+            p,
+            finite,
+            color=shade,
+            lw=1.6,
+            ls="-.",
+            zorder=3,
+            label=rf"std, $G = {G}$: $\rho_{G}(p)/\sqrt{{p(1-p)+\varepsilon}}$",
+        )
     ax.plot(p, omega_plus(p, eps), color="#1f77b4", ls="--", lw=1, label=r"$\omega^+_\varepsilon(p)$")
     ax.plot(p, omega_minus(p, eps), color="#1f77b4", ls=":", lw=1, label=r"$\omega^-_\varepsilon(p)$")
     ax.plot(p, gap(p, "mean"), color="#d2553f", lw=2, label=r"mean only: $1$")
     ax.plot(p, gap(p, "log"), color="#2ca02c", lw=2, label=r"successes only: $1/p$")
     ax.set_yscale("log")
-    ax.set_ylim(0.1, 300)
+    ax.set_ylim(0.1, 2000)
     ax.set_xlabel(r"success probability $p$")
     ax.set_ylabel(r"gap $s(p) = w^+ + w^-$")
-    ax.legend(fontsize=8, ncol=2, loc="upper center")
+    ax.legend(fontsize=7.5, ncol=2, loc="upper center")
     return fig
 
 

@@ -5,10 +5,12 @@ from __future__ import annotations
 import sys
 from dataclasses import replace
 
+import numpy as np
 import pytest
 
 from grpo_nb import family
 from grpo_nb.chapters import grpo_family as checks
+from grpo_nb.chapters.grpo_family import climbs, identities, kl_direction, table, trl_check
 
 
 def test_family_table_has_every_method() -> None:
@@ -18,9 +20,9 @@ def test_family_table_has_every_method() -> None:
 def test_row_identities_hold_and_fail_on_wrong_statements(monkeypatch) -> None:
     ids = checks.row_identities()
     assert max(ids.rloo_gap, ids.pairwise_gap, ids.gspo_gap, ids.silent_gap) < checks.TOL
-    monkeypatch.setattr(checks, "rloo_factor", lambda G: 1.0)  # the G/(G-1) factor dropped
-    monkeypatch.setattr(checks, "silent_probability", lambda p, G: p**G)  # the all-failure group forgotten
-    monkeypatch.setattr(checks, "PAIR_SCALE", {"grpo": 1.0, "dr_grpo": 0.5, "rloo": 1.0})  # eps ignored... barely
+    monkeypatch.setattr(identities, "rloo_factor", lambda G: 1.0)  # the G/(G-1) factor dropped
+    monkeypatch.setattr(identities, "silent_probability", lambda p, G: p**G)  # the all-failure group forgotten
+    monkeypatch.setattr(identities, "PAIR_SCALE", {"grpo": 1.0, "dr_grpo": 0.5, "rloo": 1.0})  # eps ignored... barely
     wrong = checks.row_identities()
     assert wrong.rloo_gap > 0.1 and wrong.silent_gap > 0.1 and wrong.pairwise_gap > checks.TOL
 
@@ -38,12 +40,55 @@ def test_gspo_identity_fails_with_a_summed_ratio(monkeypatch) -> None:
     assert checks.row_identities().gspo_gap > 1e-3
 
 
+def test_rloo_is_dr_grpo_for_one_token_answers_only(monkeypatch) -> None:
+    """The former wording ("RLOO is Dr. GRPO with beta scaled by (G-1)/G", without a scope) fails on two tokens; a
+    wrong beta map fails on one token too."""
+    gap = checks.rloo_against_dr_grpo()
+    assert gap.one_token < 1e-12 and gap.two_tokens[0] > 1e-3
+    monkeypatch.setattr(identities, "rloo_factor", lambda G: 1.0)  # Dr. GRPO at the same beta as RLOO
+    assert checks.rloo_against_dr_grpo().one_token > 1e-3
+
+
 def test_kl_directions_and_a_swapped_direction_fails(monkeypatch) -> None:
     kl = checks.kl_estimators()
     assert kl.direction_gap < checks.TOL and kl.optimum_gap < 1e-9 and kl.forward_change > 0.05
     swapped = dict(checks.CLAIMED_DIRECTION) | {("k3", "loss"): "reverse"}
-    monkeypatch.setattr(checks, "CLAIMED_DIRECTION", swapped)
+    monkeypatch.setattr(kl_direction, "CLAIMED_DIRECTION", swapped)
     assert checks.kl_estimators().direction_gap > 1e-3
+
+
+@pytest.mark.parametrize(
+    "wrong",
+    [
+        {("k2", "loss"): ("sequence", False)},  # the former wording: every reverse placement keeps the answers' KL
+        {("k3", "ratio_weighted"): ("sequence", True)},
+        {("k2", "loss"): ("per-token", True)},  # k2 read as importance-weighted
+        {("k1", "reward"): ("per-token", False)},
+    ],
+)
+def test_kl_scope_holds_and_fails_on_a_wider_claim(monkeypatch, wrong) -> None:
+    scope = checks.kl_scope()
+    assert scope.claims_hold and scope.sequence_distance[0] > 0.01
+    assert abs(scope.inner_p1[("k3", "ratio_weighted")] - scope.gibbs_p1) < 1e-9
+    assert min(abs(scope.inner_p1[k] - scope.gibbs_p1) for k in [("k2", "loss"), ("k3", "loss")]) > 0.1
+    assert scope.frozen_k1_gradient == 0.0 and scope.optimiser_gradient < 1e-6
+    assert abs(scope.two_token_p1[0] - scope.two_token_p1[1]) > 1e-3  # the former wording: k3 x ratio keeps Theorem 1
+    monkeypatch.setattr(kl_direction, "CLAIMED_SCOPE", dict(checks.CLAIMED_SCOPE) | wrong)
+    assert not checks.kl_scope().claims_hold
+
+
+def test_finite_group_climbs_and_the_limit_read_at_g8_fails(monkeypatch) -> None:
+    fg = checks.finite_group_climbs()
+    assert fg.share_holds and fg.route_gap < 1e-12 and fg.dr_grpo_gap < 1e-12 and fg.g2_spread < 1e-12
+    assert abs(fg.g2_ratio - 2 / np.sqrt(1 + 4e-5)) < 1e-12
+    monkeypatch.setattr(climbs, "STATED_SHARE", {0.01: 1.0, 0.1: 1.0})  # the G -> infinity reading at G = 8
+    assert not checks.finite_group_climbs().share_holds
+
+
+def test_finite_group_route_check_fails_on_the_limit(monkeypatch) -> None:
+    """The enumerated s_G against rho_G s_inf: with rho_G replaced by 1 (the G -> infinity limit) it fails."""
+    monkeypatch.setattr(climbs, "signal_retention", lambda p, G, eps: np.ones_like(p))
+    assert checks.finite_group_climbs().route_gap > 0.1
 
 
 def test_regime_survey() -> None:
@@ -55,14 +100,25 @@ def test_regime_survey() -> None:
 def test_trl_matches_the_book_and_not_a_wrong_aggregation(monkeypatch) -> None:
     trl = checks.trl_comparison()
     assert trl.advantage_gap < checks.TOL_TRL and max(trl.loss_gap, trl.grad_gap) < checks.TOL
+    assert trl.silent_kept and 0.2 < trl.silent_share < 0.8
 
     def wrong_loss(name, *args, **kwargs):  # DAPO read as a per-answer mean: TRL must disagree
         return family.loss("grpo" if name == "dapo" else name, *args, **kwargs)
 
-    monkeypatch.setattr(checks, "LOSS", wrong_loss)
-    monkeypatch.setattr(checks, "ADVANTAGE", lambda name, r, **kw: family.advantage("dr_grpo", r))
+    monkeypatch.setattr(trl_check, "LOSS", wrong_loss)
+    monkeypatch.setattr(trl_check, "ADVANTAGE", lambda name, r, **kw: family.advantage("dr_grpo", r))
     wrong = checks.trl_comparison()
     assert wrong.loss_gap > 1e-6 and wrong.advantage_gap > 0.1
+
+
+def test_dynamic_sampling_would_fail_the_silent_group_check() -> None:
+    """A batch with the silent groups dropped (DAPO's dynamic sampling) is told apart from TRL's."""
+    out = trl_check._trl_batch(trl_check._trainer(), trl_check.TRL_REWARDS, "group")
+    assert trl_check._silent_groups_kept(out)[0]
+    kept = np.repeat(np.ptp(trl_check.TRL_REWARDS, axis=1) > 0, trl_check.TRL_REWARDS.shape[1])
+    dropped = dict(out) | {"advantages": out["advantages"][kept], "completion_mask": out["completion_mask"][kept]}
+    assert not trl_check._silent_groups_kept(dropped)[0]
+    assert not trl_check._silent_groups_kept(dict(out) | {"num_items_in_batch": out["completion_mask"][kept].sum()})[0]
 
 
 def test_the_trl_loss_cases_come_from_the_records() -> None:
@@ -81,13 +137,24 @@ def test_the_trl_loss_cases_come_from_the_records() -> None:
         "loss_type", "importance_sampling_level", "epsilon_low", "epsilon_high"
     ]  # fmt: skip
     wider = replace(family.method("dapo"), clip_range=(0.1, 0.28))  # a changed record changes the knobs
-    assert checks._loss_case(wider)[0] == {"loss_type": "dapo", "epsilon_low": 0.1, "epsilon_high": 0.28}
+    assert trl_check._loss_case(wider)[0] == {"loss_type": "dapo", "epsilon_low": 0.1, "epsilon_high": 0.28}
 
 
 def test_the_family_table_reads_every_field_of_the_records(monkeypatch) -> None:
-    table = checks.family_table()
-    assert table.loss_table.rows[2] == ["DAPO", "token", r"$[1-\epsilon, 1+\epsilon_h]$", "none", "batch token mean"]
-    assert table.trl_table.rows[2] == ["DAPO", '`loss_type="dapo"`, `epsilon_high=0.28`, `beta=0`']
+    t = checks.family_table()
+    assert t.loss_table.rows[2] == ["DAPO", "token", r"$[1-\epsilon, 1+\epsilon_h]$", "none", "batch token mean"]
+    assert t.trl_table.rows[2][:2] == ["DAPO", '`loss_type="dapo"`, `epsilon_high=0.28`, `beta=0`']
+    assert "no dynamic sampling" in t.trl_table.rows[2][2]
+    assert t.trl_table.rows[4][1].endswith("`epsilon=0.0003`, `epsilon_high=0.0004`")  # GSPO's own clip range
     changed = tuple(replace(m, kl="reward", kl_estimator="k1") if m.name == "dapo" else m for m in family.METHODS)
     monkeypatch.setattr(family, "METHODS", changed)
-    assert checks.family_table().loss_table.rows[2][3] == "reward, $k_1$"
+    assert table.family_table().loss_table.rows[2][3] == "reward, $k_1$"
+
+
+def test_the_advantage_rows_that_share_grpos_rule_say_so_by_their_records() -> None:
+    """DAPO, BNPO, GSPO and CISPO have GRPO's advantage because their records share its centring and scaling: the
+    page states it as that identity; a record with another scaling is told apart."""
+    same = [m for m in family.METHODS if (m.centring, m.scaling) == (family.Centring.GROUP, family.Scaling.GROUP_STD)]
+    assert [m.name for m in same] == ["grpo", "dapo", "bnpo", "gspo", "cispo"]
+    other = replace(family.method("gspo"), scaling="none")
+    assert (other.centring, other.scaling) != (family.Centring.GROUP, family.Scaling.GROUP_STD)

@@ -97,7 +97,7 @@ TRL_DISPLAY = {
     "dr_grpo": 'loss_type="dr_grpo", scale_rewards="none"',
     "dapo": 'loss_type="dapo", epsilon_high=0.28, beta=0',
     "bnpo": 'loss_type="bnpo"',
-    "gspo": 'importance_sampling_level="sequence", loss_type="grpo"',
+    "gspo": 'importance_sampling_level="sequence", loss_type="grpo", epsilon=0.0003, epsilon_high=0.0004',
     "cispo": 'loss_type="cispo", epsilon_high=5.0',
     "rloo": "RLOOTrainer",
     "reinforce_pp": "",

@@ -1,0 +1,79 @@
+"""The analyses of the chapter "The GRPO family, side by side" (``book/grpo_family.md``), one module per section:
+
+* :mod:`~grpo_nb.chapters.grpo_family.table`, "One table, every row computed": the family's rows, each advantage
+  computed by :func:`grpo_nb.family.advantage`, and what TRL's flags leave out;
+* :mod:`~grpo_nb.chapters.grpo_family.trl_check`, "Checked against TRL's code": TRL 1.16's advantages, losses and
+  gradients, run by TRL's own ``GRPOTrainer``, against :mod:`grpo_nb.family`, and TRL's silent groups;
+* :mod:`~grpo_nb.chapters.grpo_family.identities`, "Identities between rows": RLOO = G/(G-1) x Dr. GRPO and how far
+  it carries to the trainers, the pairwise form at G = 2, GSPO's on-policy gradient, the silent groups;
+* :mod:`~grpo_nb.chapters.grpo_family.climbs`, "What each normalisation climbs": the finite-group gap against its
+  G -> infinity limit, and where each recursion converges or cycles;
+* :mod:`~grpo_nb.chapters.grpo_family.kl_direction`, "What each KL estimator optimises": each estimator's direction
+  (closed form and autograd), its scope (answers of two tokens, older samples, inner optima), the forward-KL orbit.
+
+The chapter imports them all through this package, ``from grpo_nb.chapters import grpo_family as checks``. A check
+reads the module-level name of the book's statement in its section's module when it runs (``rloo_factor``,
+``silent_probability``, ``PAIR_SCALE``, ``STATED_SHARE``, ``CLAIMED_DIRECTION``, ``CLAIMED_SCOPE``, ``ADVANTAGE``,
+``LOSS``), so a test that replaces it there by a wrong one (monkeypatch) sees the check fail.
+"""
+
+from grpo_nb.chapters.grpo_family.climbs import (
+    STATED_SHARE,
+    FiniteGroupClimbs,
+    RegimeSurvey,
+    finite_group_climbs,
+    finite_group_gap,
+    regime_survey,
+)
+from grpo_nb.chapters.grpo_family.identities import (
+    PAIR_SCALE,
+    RLOOAgainstDrGRPO,
+    RowIdentities,
+    rloo_against_dr_grpo,
+    rloo_factor,
+    row_identities,
+    silent_probability,
+)
+from grpo_nb.chapters.grpo_family.kl_direction import (
+    CLAIMED_DIRECTION,
+    CLAIMED_SCOPE,
+    KLEstimators,
+    KLScope,
+    kl_estimators,
+    kl_scope,
+)
+from grpo_nb.chapters.grpo_family.table import EXAMPLE_REWARDS, TRL_NOTES, FamilyTable, family_table
+from grpo_nb.chapters.grpo_family.tolerances import TOL, TOL_TRL
+from grpo_nb.chapters.grpo_family.trl_check import TRL_LOSS_CASES, TRL_REWARDS, TRLComparison, trl_comparison
+
+__all__ = [
+    "CLAIMED_DIRECTION",
+    "CLAIMED_SCOPE",
+    "EXAMPLE_REWARDS",
+    "PAIR_SCALE",
+    "STATED_SHARE",
+    "TOL",
+    "TOL_TRL",
+    "TRL_LOSS_CASES",
+    "TRL_NOTES",
+    "TRL_REWARDS",
+    "FamilyTable",
+    "FiniteGroupClimbs",
+    "KLEstimators",
+    "KLScope",
+    "RLOOAgainstDrGRPO",
+    "RegimeSurvey",
+    "RowIdentities",
+    "TRLComparison",
+    "family_table",
+    "finite_group_climbs",
+    "finite_group_gap",
+    "kl_estimators",
+    "kl_scope",
+    "regime_survey",
+    "rloo_against_dr_grpo",
+    "rloo_factor",
+    "row_identities",
+    "silent_probability",
+    "trl_comparison",
+]
