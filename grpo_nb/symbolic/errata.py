@@ -22,23 +22,26 @@ from scipy.special import expit, logit
 
 from grpo_nb.advantage import group_advantage, group_rewards
 from grpo_nb.clipping import clipped_term
-from grpo_nb.constants import PAPER_EPS, TRL_STD_EPS
+from grpo_nb.constants import CLIP_EPS, PAPER_EPS, TRL_STD_EPS
 from grpo_nb.dynamics.chaos_region import twin_orbit_growth
 from grpo_nb.dynamics.cycle_geometry import flip_interval, no_cycle_threshold
 from grpo_nb.dynamics.fixed_points import fixed_points, fixed_points_grid
-from grpo_nb.dynamics.map import iterate_logit, logit_h
-from grpo_nb.dynamics.orbits import orbit_kind
+from grpo_nb.dynamics.map import h, h_prime, iterate_logit, logit_h
+from grpo_nb.dynamics.orbits import attractor, orbit_kind
 from grpo_nb.dynamics.paper_bounds import prompt_free_beta_bound, theorem3_condition
 from grpo_nb.dynamics.uniform_beta import prompt_beta_bound, safe_betas, supremum_bound
+from grpo_nb.family import loss
 from grpo_nb.kl import expected_estimator_gradient, softmax_kl_gradients
 from grpo_nb.report import escape_markdown, markdown_table
 from grpo_nb.symbolic import amplification, parametric
 from grpo_nb.symbolic.expressions import (
     BETA,
+    CLIP,
     EPS,
     P_REF,
     P,
     advantage,
+    eq9_ratio,
     h_expr,
     omega_minus,
     omega_plus,
@@ -47,27 +50,35 @@ from grpo_nb.symbolic.expressions import (
     sigmoid,
     variance_term,
 )
-from grpo_nb.symbolic.identity import Identity, check_equal
+from grpo_nb.symbolic.identity import Identity, check_equal, check_on_open_unit
 from grpo_nb.symbolic.policy_dynamics import remark1_discontinuity, theorem2_logistic_form
 
 __all__ = [
     "CONVERGENCE_CASES",
+    "EQ3_PRINTED_READINGS",
     "Erratum",
+    "absorbing_p_ref_check",
+    "clip_gradient_gap",
     "divergent_remark",
+    "eq3_printed_check",
     "eq3_weights_check",
     "errata",
     "errata_table",
     "f_at_zero_check",
     "fig3_readings",
     "fig4_reading_checks",
+    "k3_gradient_gaps",
     "lemma2_display_check",
     "orbit_converges",
     "p_c_prediction",
     "printed_eq9_ratio",
     "printed_lemma3_sigma_product",
+    "section21_display_check",
+    "section21_numeric_gap",
+    "stable_two_cycle",
     "theorem5_unrolled_check",
     "threshold_reading_check",
-    "trl_kl_and_advantage_checks",
+    "trl_checks",
     "typeset",
     "unclipped_deviation",
 ]
@@ -75,7 +86,9 @@ __all__ = [
 
 @dataclass(frozen=True)
 class Erratum:
-    """One slip: where, what is printed, the correction, and the checks (printed_check is None when untestable)."""
+    """One slip: where, what is printed, the correction, and the checks (printed_check is None when no check can
+    reject the printed text: a cross-reference, a step, or a sentence that was true of what it described when it was
+    written)."""
 
     location: str
     printed: str
@@ -99,6 +112,19 @@ def _all(name: str, items: list[Identity], notes: str = "") -> Identity:
         rhs=sp.Integer(len(items)),
         holds=all(i.holds for i in items),
         notes=notes,
+        extra={"steps": items},
+    )
+
+
+def _any(name: str, items: list[Identity]) -> Identity:
+    """Holds when one of ``items`` does: a printed text that can be read several ways is rejected only when every
+    reading fails."""
+    return Identity(
+        name=name,
+        lhs=sp.Integer(sum(i.holds for i in items)),
+        rhs=sp.Integer(1),
+        holds=any(i.holds for i in items),
+        relation=">=",
         extra={"steps": items},
     )
 
@@ -137,20 +163,102 @@ def eq3_weights_check(success: sp.Expr, failure: sp.Expr, label: str) -> Identit
     )
 
 
+def section21_display_check(conditional: bool) -> Identity:
+    """§2.1, the last line of the display after "conditioning on q", derived on a finite outcome set: an old policy
+    with success mass p spread over two outcomes (free positive weights a_i) and 1 - p over two (b_j), rewards 1, 1,
+    0, 0, and per-outcome clipped ratios m_i > 0 (min(x_i, 1 + epsilon) on a success, max(x_i, 1 - epsilon) on a
+    failure, §2.1's case form). The left side, E_old[f(x, A)] = sum_i pi_old,i A(r_i) m_i with A from the old
+    policy's reward statistics (no smoothing), against the display: sqrt((1-p)/p) E[m 1_{r=1}] -
+    sqrt(p/(1-p)) E[m 1_{r=0}] (``conditional=False``), or with each expectation read as conditional on the
+    reward, E[m | r=1] = E[m 1_{r=1}]/p and E[m | r=0] = E[m 1_{r=0}]/(1-p) (``conditional=True``)."""
+    a, b = sp.symbols("a_1:3", positive=True), sp.symbols("b_1:3", positive=True)
+    old = [P * x / sum(a) for x in a] + [(1 - P) * x / sum(b) for x in b]
+    m, rewards = sp.symbols("m_1:5", positive=True), [1, 1, 0, 0]
+    mean = sp.cancel(sum(o * r for o, r in zip(old, rewards, strict=True)))
+    var = sp.factor(sp.cancel(sum(o * (r - mean) ** 2 for o, r in zip(old, rewards, strict=True))))
+    lhs = sum(o * advantage(r, mean, var, eps=0) * x for o, r, x in zip(old, rewards, m, strict=True))
+    success, failure = old[0] * m[0] + old[1] * m[1], old[2] * m[2] + old[3] * m[3]
+    if conditional:
+        success, failure = success / P, failure / (1 - P)
+    rhs = sp.sqrt((1 - P) / P) * success - sp.sqrt(P / (1 - P)) * failure
+    reading = "E[m | r]" if conditional else "E[m 1_{r}]"
+    return check_on_open_unit(f"E_old[f(x, A)] derived = the display read as {reading}", lhs, rhs, p=P)
+
+
+def section21_numeric_gap(clip_eps: float = CLIP_EPS, *, n_cases: int = 50, seed: int = 0) -> float:
+    """The same display with the clip itself: the largest |E_old[f_eps(x, A)] - (sqrt((1-p)/p) E[min(x, 1+eps)
+    1_{r=1}] - sqrt(p/(1-p)) E[max(x, 1-eps) 1_{r=0}])| over ``n_cases`` random old and new policies on six
+    outcomes (three successes), f_eps from :func:`grpo_nb.clipping.clipped_term`, exact expectations."""
+    rng, gap = np.random.default_rng(seed), 0.0
+    success = np.array([True, True, True, False, False, False])
+    for _ in range(n_cases):
+        old, new = rng.dirichlet(np.ones(6)), rng.dirichlet(np.ones(6))
+        x, p = new / old, old[success].sum()
+        adv = np.where(success, np.sqrt((1 - p) / p), -np.sqrt(p / (1 - p)))
+        lhs = float(np.sum(old * clipped_term(x, adv, clip_eps)))
+        up = np.sum(old * np.minimum(x, 1 + clip_eps) * success)
+        down = np.sum(old * np.maximum(x, 1 - clip_eps) * ~success)
+        gap = max(gap, abs(lhs - (np.sqrt((1 - p) / p) * up - np.sqrt(p / (1 - p)) * down)))
+    return gap
+
+
+def _section21_conditional() -> Erratum:
+    gap = section21_numeric_gap()
+    corrected = _all(
+        "the display with the indicators inside the expectations",
+        [
+            section21_display_check(conditional=False),
+            _numeric("50 random policies, clip 0.2: largest gap to E_old[f_eps(x, A)]", gap, 1e-12, gap < 1e-12,
+                     relation="<"),
+        ],
+    )  # fmt: skip
+    return Erratum(
+        "§2.1, last line of the display after 'conditioning on q'",
+        "√((1−p)/p) E[min(x, 1+ϵ)] − √(p/(1−p)) E[max(x, 1−ϵ)], each E over o ∼ π_old with r(q, o) = 1 "
+        "(resp. 0) written under it, one line after E[f_ϵ(x, A) 1_{r=1}] + E[f_ϵ(x, A) 1_{r=0}]",
+        "E[min(x, 1+ϵ) 1_{r=1}] and E[max(x, 1−ϵ) 1_{r=0}] over o ∼ π_old, as the line before and the next display "
+        "have them. Read as conditional expectations, the usual meaning of a condition under E, the printed line "
+        "drops the factors p and 1−p: E[X 1_{r=1}] = p E[X | r = 1]",
+        "formula",
+        corrected,
+        section21_display_check(conditional=True),
+        "effective_loss",
+    )
+
+
+#: The denominators that Eq. (3) as printed, sqrt(p(1-p)) + epsilon, can be read as: the clip's letter (CLIP) or the
+#: smoothing's (EPS), outside the root, and the clip's letter inside it (a lost brace).
+EQ3_PRINTED_READINGS: dict[str, sp.Expr] = {
+    "clip's epsilon outside the root": sp.sqrt(P * (1 - P)) + CLIP,
+    "smoothing eps outside the root": sp.sqrt(P * (1 - P)) + EPS,
+    "clip's epsilon inside the root": sp.sqrt(P * (1 - P) + CLIP),
+}
+
+
+def eq3_printed_check(readings: dict[str, sp.Expr] | None = None) -> Identity:
+    """Eq. (3) as printed, under each reading of its denominator (default :data:`EQ3_PRINTED_READINGS`), against the
+    advantage derived from the Bernoulli statistics (:func:`eq3_weights_check`): holds when some reading matches."""
+    readings = EQ3_PRINTED_READINGS if readings is None else readings
+    return _any(
+        "Eq. (3) as printed, under some reading of its symbol, equals the derived advantage",
+        [eq3_weights_check((1 - P) / d, -P / d, label) for label, d in readings.items()],
+    )
+
+
 def _eq3() -> Erratum:
     root = sp.sqrt(P * (1 - P) + EPS)  # the corrected pair, typed as the line above Eq. (3) has it
     corrected = eq3_weights_check((1 - P) / root, -P / root, "(1-p)/sqrt(p(1-p)+eps), -p/sqrt(p(1-p)+eps)")
-    outside = sp.sqrt(P * (1 - P)) + EPS  # the printed pair: eps outside the root
-    printed = eq3_weights_check((1 - P) / outside, -P / outside, "(1-p)/(sqrt(p(1-p))+eps), -p/(sqrt(p(1-p))+eps)")
     return Erratum(
         "Eq. (3), §2.2",
-        "A = (1−p)/(√(p(1−p)) + ε) and −p/(√(p(1−p)) + ε): ε outside the root",
-        "A = (1−p)/√(p(1−p)+ε) and −p/√(p(1−p)+ε), as the line above and Eq. (4) have it",
+        "A = (1−p)/(√(p(1−p)) + ϵ) and −p/(√(p(1−p)) + ϵ): ε outside the root, and set in ϵ, the letter of the "
+        "clip f_ϵ of §2 (the only place where the two letters are mixed)",
+        "A = (1−p)/√(p(1−p)+ε) and −p/√(p(1−p)+ε), with §2.2's smoothing ε inside the root, as the line above and "
+        "Eq. (4) have it. The printed pair fails with either letter outside the root, and with ϵ inside it",
         "formula",
         corrected,
-        printed,
+        eq3_printed_check(),
         "stabilised_grpo",
-        extraction=True,  # a brace lost around p(1−p)+ε would print the same text
+        extraction=True,  # a brace lost around p(1−p)+ε would print the same text, and ϵ/ε is one glyph pair
     )
 
 
@@ -396,6 +504,20 @@ def divergent_remark() -> Identity:
     return check
 
 
+def absorbing_p_ref_check(p_ref: sp.Expr) -> Identity:
+    """Eq. (9), the success mass of Theorem 1's policy (:func:`grpo_nb.symbolic.expressions.eq9_ratio`, defined at
+    p_ref = 0 where the logistic form of h is not), at the given ``p_ref``: holds when it is 0 for every p, so the
+    orbit from p_0 = p_ref = 0 stays at 0 and its only fixed point is p_ref itself (no amplification)."""
+    value = sp.simplify(eq9_ratio(p_ref=sp.sympify(p_ref)))
+    return Identity(
+        name=f"Eq. (9) at p_ref = {p_ref}: h(p) = 0 for every p",
+        lhs=value,
+        rhs=sp.Integer(0),
+        holds=bool(value == 0),
+        residual=value,
+    )
+
+
 def _numeric(name: str, value: float, target: float, holds: bool, relation: str = "==", notes: str = "") -> Identity:
     """A numeric claim as an :class:`Identity` (value, target and the verdict computed by the caller)."""
     return Identity(name, sp.Float(value), sp.Float(target), bool(holds), relation=relation, notes=notes)
@@ -405,6 +527,23 @@ def orbit_converges(p_ref: float, beta: float, eps: float, *, n: int = 4000, tai
     """Whether the orbit of Eq. (8) from p_ref has settled: its last ``tail`` logit steps are all below 1e-8."""
     z = iterate_logit(p_ref, beta, eps, n=n)
     return bool(np.max(np.abs(np.diff(z[-tail:]))) < 1e-8 * max(1.0, float(np.abs(z[-1]))))
+
+
+def stable_two_cycle(p_ref: float, beta: float, eps: float) -> Identity:
+    """Whether the orbit of Eq. (8) from p_ref settles on a stable 2-cycle {a, b}: :func:`orbit_kind` finds period 2,
+    h(h(a)) = a and h(a) = b within 1e-9 (relative), a != b, and the cycle's multiplier h'(a) h'(b) (Proposition 1's
+    h') lies in (-1, 1). ``notes`` gives the cycle and its multiplier."""
+    kind = orbit_kind(p_ref, beta, eps)
+    name = f"beta = {beta:g}, p_ref = {p_ref:g}, eps = {eps:g}: a stable 2-cycle (|multiplier| < 1)"
+    if kind.kind != "cycle" or kind.period != 2:
+        return _numeric(name, np.inf, 1.0, False, relation="<", notes=f"the orbit's kind is {kind.kind}")
+    lo, hi = attractor(p_ref, beta, eps)
+    back = float(h(float(h(lo, p_ref, beta, eps)), p_ref, beta, eps))
+    image = float(h(lo, p_ref, beta, eps))
+    closed = abs(back - lo) <= 1e-9 * lo and abs(image - hi) <= 1e-9 * hi and hi > lo * (1 + 1e-6)
+    multiplier = float(h_prime(lo, p_ref, beta, eps) * h_prime(hi, p_ref, beta, eps))
+    notes = f"the orbit alternates between p = {lo:.4f} and {hi:.3f}, multiplier h'(a) h'(b) = {multiplier:.2f}"
+    return _numeric(name, abs(multiplier), 1.0, closed and abs(multiplier) < 1, relation="<", notes=notes)
 
 
 def p_c_prediction(p_ref: float, beta: float, eps: float) -> bool | None:
@@ -448,13 +587,16 @@ def threshold_reading_check() -> Identity:
 
 def _convergence_claim() -> Erratum:
     cycle, chaos, eps = (1e-3, 5.0, PAPER_EPS), (1e-4, 5.2, PAPER_EPS), PAPER_EPS
+    second = (1e-3, 3.0, PAPER_EPS)
     p_c, p_up = float(no_cycle_threshold(5.0, eps)), flip_interval(5.0, eps)[1]
     printed = _numeric(
-        "the orbit from p_ref converges, at the 2-cycle and at the chaotic example",
-        sum(orbit_converges(*c) for c in (cycle, chaos)),
-        2,
-        all(orbit_converges(*c) for c in (cycle, chaos)),
+        "the orbit from p_ref converges, at the two 2-cycles and at the chaotic example",
+        sum(orbit_converges(*c) for c in (cycle, second, chaos)),
+        3,
+        all(orbit_converges(*c) for c in (cycle, second, chaos)),
     )
+    stable = stable_two_cycle(*second)
+    lo, hi = attractor(*second) if stable.holds else (np.nan, np.nan)
     kind_cycle, kind_chaos = orbit_kind(*cycle), orbit_kind(*chaos)
     below, above = orbit_kind(0.9 * p_up, 5.0, eps), orbit_kind(1.1 * p_up, 5.0, eps)
     twin = float(twin_orbit_growth(*chaos))
@@ -467,6 +609,7 @@ def _convergence_claim() -> Erratum:
                 2,
                 kind_cycle.kind == "cycle" and kind_cycle.period == 2,
             ),
+            stable,
             _numeric(
                 "beta = 5.2, p_ref = 1e-4: twin orbits 1e-10 apart separate to",
                 twin,
@@ -496,8 +639,9 @@ def _convergence_claim() -> Erratum:
         "the recursion of the success probability converges to a fixed point (the abstract without condition; "
         "contribution (3) and the conclusion 'under mild assumptions')",
         "Theorem 4 is local: it needs p_ref near a fixed point with |h′(p*)| < 1. From p_0 = p_ref the orbit can "
-        "settle on a 2-cycle (β = 5, p_ref = 10⁻³, ε = 10⁻⁵: the paper's own Fig. 5 run) or be chaotic "
-        "(β = 5.2, p_ref = 10⁻⁴). p_ref ≥ p_c(β, ε) = σ(−1/(β√(1/4+ε))) is sufficient for convergence, not "
+        "settle on a 2-cycle (β = 5, p_ref = 10⁻³, ε = 10⁻⁵: the paper's own Fig. 5 run; "
+        f"β = 3: a stable 2-cycle between p = {lo:.3f} and {hi:.2f}) or be chaotic (β = 5.2, p_ref = 10⁻⁴). "
+        "p_ref ≥ p_c(β, ε) = σ(−1/(β√(1/4+ε))) is sufficient for convergence, not "
         f"necessary: at β = 5, ε = 10⁻⁵, p_c = {p_c:.2f}, yet p_ref = 0.2 converges; cycles there need "
         f"p_ref < p_up = {p_up:.3g}",
         "statement",
@@ -677,60 +821,82 @@ def _fig4_lower_bound() -> Erratum:
     )
 
 
-def trl_kl_and_advantage_checks(seed: int = 0) -> tuple[Identity, Identity]:
-    """§2.3's "GRPO-No-Clip is the one implemented in TRL", read against TRL's loss as :mod:`grpo_nb.kl` and
-    :mod:`grpo_nb.advantage` model it. Returns (printed, corrected):
-
-    printed: TRL's k3 term, placed in the loss without the ratio, has the gradient of Eq. (2)'s KL(pi || pi_ref)
-    (fails); corrected: its expected gradient (:func:`grpo_nb.kl.expected_estimator_gradient`) is that of the forward
-    KL(pi_ref || pi) (:func:`grpo_nb.kl.softmax_kl_gradients`) on 20 random softmax policies of 6 outcomes, and TRL's
-    group advantage (Bessel std + 1e-4 outside the root) is not Eq. (4)'s weight with the same 1e-4 inside it, for
-    every success count of a group of 8.
-    """
+def clip_gradient_gap(clip_eps: float, *, off_policy: bool, seed: int = 0) -> float:
+    """The largest |gradient difference| between GRPO-Clip with clip range ``clip_eps`` and GRPO-No-Clip (clip range
+    inf), both as :func:`grpo_nb.family.loss` computes TRL's ``loss_type="grpo"`` loss, on 8 answers of 5 tokens with
+    random advantages: on-policy (old log-probabilities equal to the current ones, TRL at ``num_iterations`` = 1) or
+    off-policy (independent random old log-probabilities, a later inner step of ``num_iterations`` > 1)."""
     rng = np.random.default_rng(seed)
-    forward_gap, reverse_gap = 0.0, np.inf
+    logp, adv = np.log(rng.uniform(0.05, 0.95, size=(8, 5))), rng.normal(size=8)
+    old = np.log(rng.uniform(0.05, 0.95, size=logp.shape)) if off_policy else logp
+    clipped = loss("grpo", logp, adv, old_logp=old, clip_eps=clip_eps).grad
+    free = loss("grpo", logp, adv, old_logp=old, clip_eps=np.inf).grad
+    return float(np.max(np.abs(clipped - free)))
+
+
+def k3_gradient_gaps(placement: str, *, seed: int = 0) -> tuple[float, float]:
+    """k3's exact expected gradient (:func:`grpo_nb.kl.expected_estimator_gradient`, one-token answers, on-policy)
+    placed as ``placement`` ("loss": k3 alone, TRL with ``use_bias_correction_kl=False``; "ratio_weighted": k3 times
+    the token's ratio, TRL 1.16's default) against the gradients of the two KL directions
+    (:func:`grpo_nb.kl.softmax_kl_gradients`) on 20 random softmax policies of 6 outcomes. Returns the largest
+    distance to grad KL(pi || pi_ref), Eq. (2)'s reverse KL, and to grad KL(pi_ref || pi), the forward KL."""
+    rng = np.random.default_rng(seed)
+    reverse_gap = forward_gap = 0.0
     for _ in range(20):
         logits, log_ref = rng.normal(size=6), np.log(rng.dirichlet(np.ones(6)))
-        k3 = expected_estimator_gradient(logits, log_ref, "k3", placement="loss")
+        k3 = expected_estimator_gradient(logits, log_ref, "k3", placement=placement)
         reverse, forward = softmax_kl_gradients(logits, log_ref)
+        reverse_gap = max(reverse_gap, float(np.max(np.abs(k3 - reverse))))
         forward_gap = max(forward_gap, float(np.max(np.abs(k3 - forward))))
-        reverse_gap = min(reverse_gap, float(np.max(np.abs(k3 - reverse))))
-    printed = _numeric(
-        "k3 in the loss, no ratio: smallest distance to grad KL(pi || pi_ref) over 20 policies",
-        reverse_gap,
-        0.0,
-        reverse_gap < 1e-12,
-    )
+    return reverse_gap, forward_gap
+
+
+def trl_checks(seed: int = 0) -> Identity:
+    """§2.3's "GRPO-No-Clip is the one implemented in TRL", read against TRL's loss as :mod:`grpo_nb.family`,
+    :mod:`grpo_nb.kl` and :mod:`grpo_nb.advantage` model it: the clip does not act on-policy (TRL's default
+    ``num_iterations`` = 1, clip ranges 0.2 and 1e-3) and does act off-policy (``num_iterations`` > 1); k3 times
+    the ratio has the expected gradient of Eq. (2)'s reverse KL and k3 alone that of the forward KL
+    (:func:`k3_gradient_gaps`); TRL's group advantage (Bessel std + 1e-4 outside the root) is not Eq. (4)'s weight
+    with the same 1e-4 inside it, for every success count of a group of 8."""
+    on = max(clip_gradient_gap(e, off_policy=False, seed=seed) for e in (CLIP_EPS, 1e-3))
+    off = min(clip_gradient_gap(e, off_policy=True, seed=seed) for e in (CLIP_EPS, 1e-3))
+    weighted, alone = k3_gradient_gaps("ratio_weighted", seed=seed)[0], k3_gradient_gaps("loss", seed=seed)[1]
     rewards = group_rewards(np.arange(1, 8), 8)
     ratio = group_advantage(rewards, "trl")[:, 0] / group_advantage(rewards, "paper", eps=TRL_STD_EPS)[:, 0]
-    corrected = _all(
-        "TRL's KL term has the forward KL's gradient, and its advantage is not Eq. (4)'s",
+    return _all(
+        "TRL's clip acts only off-policy, its KL gradient depends on the ratio, its advantage is not Eq. (4)'s",
         [
-            _numeric(
-                "k3 in the loss, no ratio: largest distance to grad KL(pi_ref || pi)", forward_gap, 0.0,
-                forward_gap < 1e-12, relation="<=",
-            ),
-            _numeric(
-                "G = 8, k = 1..7: largest TRL / Eq. (4) advantage of a success (Bessel: below 1)", float(ratio.max()),
-                1.0, bool(np.all(ratio < 0.99)), relation="<",
-            ),
+            _numeric("on-policy (mu = 1): largest gradient gap, clip 0.2 or 1e-3 vs no clip", on, 1e-12, on < 1e-12,
+                     relation="<"),
+            _numeric("off-policy (mu > 1): smallest such gap, the clip acts", off, 1e-3, off > 1e-3, relation=">"),
+            _numeric("k3 times the ratio: largest distance to grad KL(pi || pi_ref)", weighted, 1e-12,
+                     weighted < 1e-12, relation="<"),
+            _numeric("k3 alone: largest distance to grad KL(pi_ref || pi)", alone, 1e-12, alone < 1e-12,
+                     relation="<"),
+            _numeric("G = 8, k = 1..7: largest TRL / Eq. (4) advantage of a success (Bessel: below 1)",
+                     float(ratio.max()), 0.99, bool(np.all(ratio < 0.99)), relation="<"),
         ],
     )  # fmt: skip
-    return printed, corrected
 
 
 def _trl_no_clip() -> Erratum:
-    printed, corrected = trl_kl_and_advantage_checks()
     return Erratum(
         "§2.3, after (GRPO-No-Clip)",
-        "the no-clip formulation (GRPO-No-Clip) 'is the one currently implemented' in TRL",
-        "TRL's GRPOTrainer implements GRPO-Clip (its clip range epsilon; at one inner step the ratio is 1 and the "
-        "clip does not act); its k3 KL term, where the ratio does not multiply it (TRL's bias-correction flag "
-        "for the KL off), has the expected gradient of the forward KL(π_ref‖π), not of Eq. (2)'s KL(π‖π_ref); and "
-        "it divides by the Bessel-corrected std plus 10⁻⁴, outside the root, not by √(p(1−p)+ε)",
+        "the no-clip formulation (GRPO-No-Clip) 'is the one currently implemented' in TRL, 'hence we will focus in "
+        "what follows on this version'",
+        "True of the clip, not of the weights or the KL. When v1 appeared, TRL's release (0.15.2, 25 February 2025) "
+        "had no clip and one gradient step per batch; the clip was already on TRL's main branch (pull request 2899, "
+        "merged 20 February 2025, which notes that μ = 1 matches the loss before it). Since its release in 0.16.0 "
+        "(22 March 2025) TRL implements GRPO-Clip with μ inner steps per batch; at its "
+        "default μ = 1 (TRL 1.16 too, with its default batching) the ratio is 1 in value, the clip never acts and "
+        "the gradient is No-Clip's; at μ > 1 the later steps clip. In 0.15.2 and 1.16 alike "
+        "the advantage divides by the Bessel-corrected std plus 10⁻⁴, outside the root, not by "
+        "√(p(1−p)+ε); the KL is k3 per token, whose expected gradient (one-token answers, on-policy) is that of the "
+        "forward KL(π_ref‖π) without the ratio (TRL 0.15; 1.16 with its bias-correction flag off) and that of "
+        "Eq. (2)'s KL(π‖π_ref) with it (1.16's default, when β > 0; its default β is 0)",
         "statement",
-        corrected,
-        printed,
+        trl_checks(),
+        None,  # the sentence was true of TRL's latest release when v1 appeared: there is no printed claim to reject
         "trl_grpo",
     )
 
@@ -791,9 +957,9 @@ def _clip_range() -> Erratum:
     )
     return Erratum(
         "§2, GRPO-Clip and §2.3",
-        "ε ∈ [0, 1] in f_ε, then 'without the clipping (ε → +∞)'",
-        "the unclipped objective is the limit ε → ∞, outside the stated range: at ε = 1 the upper clip still "
-        "binds (f_1(3, A) = 2A for A > 0), while f_ε(x, A) = xA once ε ≥ |x − 1|. The range is ε ≥ 0",
+        "ϵ ∈ [0, 1] in f_ϵ, then 'without the clipping (ϵ → +∞)'",
+        "the unclipped objective is the limit ϵ → ∞, outside the stated range: at ϵ = 1 the upper clip still "
+        "binds (f_1(3, A) = 2A for A > 0), while f_ϵ(x, A) = xA once ϵ ≥ |x − 1|. The range is ϵ ≥ 0",
         "statement",
         corrected,
         printed,
@@ -806,6 +972,7 @@ def errata() -> list[Erratum]:
     return [
         _convergence_claim(),
         _clip_range(),
+        _section21_conditional(),
         _eq3(),
         _trl_no_clip(),
         _remark1(),

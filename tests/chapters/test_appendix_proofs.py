@@ -13,10 +13,13 @@ import numpy as np
 import pytest
 import sympy as sp
 
+from grpo_nb.advantage import group_advantage
 from grpo_nb.chapters import appendix_proofs
+from grpo_nb.constants import TRL_STD_EPS
 from grpo_nb.dynamics.cycle_geometry import no_cycle_threshold
 from grpo_nb.dynamics.orbits import orbit_kind
 from grpo_nb.dynamics.uniform_beta import safe_betas
+from grpo_nb.family import loss
 from grpo_nb.kl import expected_estimator_gradient
 from grpo_nb.symbolic import errata as er
 from grpo_nb.symbolic.expressions import BETA, EPS, P_REF, P
@@ -121,16 +124,78 @@ def test_fig4_check_rejects_a_one_sided_interval(monkeypatch) -> None:
     assert not er.fig4_reading_checks()[1].holds  # large beta is safe: the interval has an upper end
 
 
-def test_trl_row_checks_go_both_ways(monkeypatch) -> None:
-    printed, corrected = er.trl_kl_and_advantage_checks()
-    assert not printed.holds and corrected.holds
+def test_trl_clip_is_inert_on_policy_and_acts_off_policy() -> None:
+    for clip in (0.2, 1e-3):
+        assert er.clip_gradient_gap(clip, off_policy=False) < 1e-12  # mu = 1: the ratio is 1, the clip never acts
+        assert er.clip_gradient_gap(clip, off_policy=True) > 1e-3  # mu > 1: a later step clips
+    assert er.trl_checks().holds
 
-    def with_ratio(logits, log_ref, estimator, placement):
-        return expected_estimator_gradient(logits, log_ref, estimator, placement="ratio_weighted")
 
-    monkeypatch.setattr(er, "expected_estimator_gradient", with_ratio)  # k3 with the ratio: the reverse KL's gradient
-    printed, corrected = er.trl_kl_and_advantage_checks()
-    assert printed.holds and not corrected.holds
+def test_trl_check_rejects_a_trainer_without_clip(monkeypatch) -> None:
+    def no_clip(name, logp, adv, *, old_logp, clip_eps):  # the reading "TRL has no clip", at every mu
+        return loss(name, logp, adv, old_logp=old_logp, clip_eps=np.inf)
+
+    monkeypatch.setattr(er, "loss", no_clip)
+    assert er.clip_gradient_gap(0.2, off_policy=True) == 0.0 and not er.trl_checks().holds
+
+
+def test_trl_check_rejects_swapped_kl_directions(monkeypatch) -> None:
+    assert er.k3_gradient_gaps("ratio_weighted")[0] < 1e-12 and er.k3_gradient_gaps("loss")[1] < 1e-12
+    assert er.k3_gradient_gaps("ratio_weighted")[1] > 1e-3 and er.k3_gradient_gaps("loss")[0] > 1e-3
+
+    def swapped(logits, log_ref, estimator, placement):
+        other = {"loss": "ratio_weighted", "ratio_weighted": "loss"}[placement]
+        return expected_estimator_gradient(logits, log_ref, estimator, placement=other)
+
+    monkeypatch.setattr(er, "expected_estimator_gradient", swapped)  # k3 with the ratio as the forward KL's
+    assert not er.trl_checks().holds
+
+
+def test_trl_check_rejects_the_paper_advantage_as_trl_s(monkeypatch) -> None:
+    def paper(rewards, kind, **kwargs):
+        return group_advantage(rewards, "paper", eps=TRL_STD_EPS)
+
+    monkeypatch.setattr(er, "group_advantage", paper)
+    assert not er.trl_checks().holds
+
+
+def test_trl_row_is_a_statement_without_printed_check(entries: list[er.Erratum]) -> None:
+    (row,) = [e for e in entries if e.location.startswith("§2.3, after (GRPO-No-Clip)")]
+    assert row.kind == "statement" and row.printed_check is None and row.corrected_check.holds
+    assert "0.15.2" in row.corrected and "0.16.0" in row.corrected and "1.16" in row.corrected
+    assert "holds / n/a" in er.errata_table([row]).data
+
+
+# ------------------------------------------------------------------ §2.1's conditional expectations, Eq. (3)'s letter
+
+
+def test_section21_display_needs_the_indicator_not_the_condition() -> None:
+    assert er.section21_display_check(conditional=False).holds
+    assert not er.section21_display_check(conditional=True).holds  # drops p and 1 - p
+    assert er.section21_numeric_gap() < 1e-12
+    assert er.section21_numeric_gap(clip_eps=np.inf) < 1e-12  # and without the clip
+
+
+def test_eq3_printed_readings_all_fail_and_the_check_can_pass() -> None:
+    assert not er.eq3_printed_check().holds
+    assert not any(s.holds for s in er.eq3_printed_check().extra["steps"])
+    assert er.eq3_printed_check({"smoothing inside": sp.sqrt(P * (1 - P) + EPS)}).holds
+
+
+# ------------------------------------------------------------------ the boundary p_ref = 0, and the second 2-cycle
+
+
+def test_p_ref_zero_is_absorbing_and_a_small_p_ref_is_not() -> None:
+    assert er.absorbing_p_ref_check(0).holds
+    assert not er.absorbing_p_ref_check(sp.Rational(1, 1000)).holds
+
+
+def test_beta_3_is_a_stable_two_cycle_and_the_check_can_fail(monkeypatch) -> None:
+    assert er.stable_two_cycle(1e-3, 3.0, 1e-5).holds and not er.orbit_converges(1e-3, 3.0, 1e-5)
+    assert not er.stable_two_cycle(1e-3, 10.0, 1e-5).holds  # a fixed point
+    assert not er.stable_two_cycle(1e-4, 5.2, 1e-5).holds  # chaos
+    monkeypatch.setattr(er, "h_prime", lambda p, p_ref, beta, eps: 2.0)  # an unstable multiplier
+    assert not er.stable_two_cycle(1e-3, 3.0, 1e-5).holds
 
 
 def test_table_has_the_new_rows(entries: list[er.Erratum]) -> None:

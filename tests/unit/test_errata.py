@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
+import inspect
+
 import numpy as np
 import pytest
 import sympy as sp
@@ -89,6 +92,8 @@ def _row(entries: list[er.Erratum], start: str) -> er.Erratum:
         "§4, Fig. 3's caption",
         "Proof of Theorem 5, second line",
         "§2, GRPO-Clip and §2.3",
+        "§2.1, last line of the display",
+        "Eq. (3), §2.2",
     ],
 )
 def test_new_rows_fail_printed_and_pass_corrected(entries: list[er.Erratum], start: str) -> None:
@@ -142,3 +147,25 @@ def test_typeset_sets_scripts_as_math_and_escapes_the_rest() -> None:
 def test_table_typesets_the_formulas(entries: list[er.Erratum]) -> None:
     table = er.errata_table(entries).data
     assert r"$p_{\mathrm{ref}}$" in table and r"p\_ref" not in table and r"$\limsup_{n\to \infty}$" in table
+
+
+def test_convergence_row_counts_the_beta_3_cycle(entries: list[er.Erratum]) -> None:
+    row = _row(entries, "Abstract; §1, contribution (3)")
+    assert int(row.printed_check.rhs) == 3 and int(row.printed_check.lhs) == 0  # no counterexample converges
+    names = [s.name for s in row.corrected_check.extra["steps"]]
+    assert any(name.startswith("beta = 3, p_ref = 0.001") for name in names)
+
+
+def test_trl_defaults_the_row_relies_on() -> None:
+    """The TRL row's statements about TRL 1.16, read from the installed package (pinned in requirements.txt)."""
+    trl = pytest.importorskip("trl")
+    if not trl.__version__.startswith("1.16."):
+        pytest.skip(f"the row describes TRL 1.16, not {trl.__version__}")
+    from trl import GRPOConfig, GRPOTrainer
+
+    defaults = {f.name: f.default for f in dataclasses.fields(GRPOConfig)}
+    assert defaults["num_iterations"] == 1 and defaults["epsilon"] == 0.2 and defaults["beta"] == 0.0
+    assert defaults["use_bias_correction_kl"] is True and defaults["scale_rewards"] == "group"
+    source = inspect.getsource(GRPOTrainer)
+    assert "per_token_kl = per_token_kl * coef_1" in source  # k3 times the ratio, under the flag
+    assert "advantages / (std_rewards + 1e-4)" in source  # the constant outside the root
