@@ -351,19 +351,33 @@ class K3Gradient:
     n_draws: int
 
 
+def _k3_autograd(logits: np.ndarray, log_ref: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(k3 term's expected gradient, grad KL(pi || pi_ref), grad KL(pi_ref || pi)) by torch's autograd on the
+    enumerated softmax (:mod:`grpo_nb.tabular.token_policy`), no formula of :mod:`grpo_nb.kl` involved."""
+    import torch
+
+    from grpo_nb.tabular.token_policy import TokenPolicy, flat_gradient, kl_term, sequence_kl
+
+    policy = TokenPolicy((torch.tensor(logits[None, :], requires_grad=True),))
+    ref = TokenPolicy((torch.tensor(log_ref[None, :]),))
+    term = flat_gradient(kl_term(policy, ref, "k3", placement="loss"), policy)
+    return term, *(flat_gradient(sequence_kl(policy, ref, d), policy) for d in ("reverse", "forward"))
+
+
 def k3_gradient_direction() -> K3Gradient:
     """The expected gradient of Schulman's k3 placed in the loss without the importance ratio, as the toy LM's sampled
     run places it (per token, at theta = theta_old), on random softmaxes: E_{o~pi}[grad k3(o)] = pi - pi_ref, the
     gradient of the forward KL(pi_ref || pi), not of the KL(pi || pi_ref) that k3 estimates (section "Theorem 5 made
-    visible"; the formulas are :func:`grpo_nb.kl.expected_estimator_gradient` and
-    :func:`grpo_nb.kl.softmax_kl_gradients`)."""
+    visible"), by the closed forms (:func:`grpo_nb.kl.expected_estimator_gradient`,
+    :func:`grpo_nb.kl.softmax_kl_gradients`) and by autograd (:func:`_k3_autograd`); the worse of the two counts."""
     rng = np.random.default_rng(K3_SEED)
     forward_residual, reverse_distance = 0.0, np.inf
     for _ in range(K3_DRAWS):
         logits, ref = rng.normal(size=K3_OUTCOMES), rng.normal(size=K3_OUTCOMES)
         log_ref = ref - logsumexp(ref)
-        grad = expected_estimator_gradient(logits, log_ref, "k3", placement="loss")
-        reverse, forward = softmax_kl_gradients(logits, log_ref)
-        forward_residual = max(forward_residual, float(np.abs(grad - forward).max()))
-        reverse_distance = min(reverse_distance, float(np.abs(grad - reverse).max()))
+        closed = (expected_estimator_gradient(logits, log_ref, "k3", placement="loss"),
+                  *softmax_kl_gradients(logits, log_ref))  # fmt: skip
+        for grad, reverse, forward in (closed, _k3_autograd(logits, log_ref)):
+            forward_residual = max(forward_residual, float(np.abs(grad - forward).max()))
+            reverse_distance = min(reverse_distance, float(np.abs(grad - reverse).max()))
     return K3Gradient(forward_residual, float(reverse_distance), K3_DRAWS)

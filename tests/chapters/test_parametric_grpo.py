@@ -43,6 +43,19 @@ def test_k3_gradient_is_the_forward_kl_and_the_reverse_claim_fails(monkeypatch):
     assert not (wrong.forward_residual < 1e-12 and wrong.reverse_distance > 1e-2)
 
 
+def test_the_autograd_route_alone_can_fail_the_k3_check(monkeypatch):
+    """The autograd route is a second, independent check: with the closed forms untouched, an autograd k3 term that
+    carries the ratio (the reverse KL's gradient) fails the chapter's check."""
+    from grpo_nb.tabular import token_policy
+
+    real = token_policy.kl_term
+    monkeypatch.setattr(
+        token_policy, "kl_term", lambda p, r, e, *, placement, old=None: real(p, r, e, placement="ratio_weighted")
+    )
+    wrong = k3_gradient_direction()
+    assert not (wrong.forward_residual < 1e-12 and wrong.reverse_distance > 1e-2)
+
+
 def test_the_tv_inequality_holds_for_any_two_policies():
     """The page's first check, |E_a[r] - E_b[r]| <= TV(a, b) for a 0/1 reward, is true of any pair of tables: it
     cannot tell a trained network from a random one, so the page presents it as bookkeeping."""

@@ -206,16 +206,31 @@ def k3_gradient_check(n_answers: int = 6, n_policies: int = 20, *, seed: int = 0
     """Section "The book's own gaps, predicted": for n_policies random softmax policies pi and references pi_ref on
     n_answers answers, E_{o~pi}[grad of k3(o)] with the sample's log pi(o) differentiated (the k3 term of the toy LM's
     loss, :func:`grpo_nb.kl.expected_estimator_gradient`, placement "loss"), against the exact gradients of both KL
-    directions (:func:`grpo_nb.kl.softmax_kl_gradients`)."""
+    directions (:func:`grpo_nb.kl.softmax_kl_gradients`), and the same by autograd (:func:`_k3_autograd`); the worse
+    of the two routes counts."""
     n_policies = check_positive_int("n_policies", n_policies)
     rng = np.random.default_rng(check_positive_int("seed", seed, minimum=0))
     gap, other = 0.0, np.inf
     for _ in range(n_policies):
         logits, ref_logits = rng.normal(size=(2, check_positive_int("n_answers", n_answers, minimum=2)))
         log_ref = ref_logits - np.logaddexp.reduce(ref_logits)
-        k3_grad = expected_estimator_gradient(logits, log_ref, "k3", placement="loss")
-        both = softmax_kl_gradients(logits, log_ref)
-        target, rest = both[K3_LOSS_DIRECTION], both[1 - K3_LOSS_DIRECTION]
-        gap = max(gap, float(np.abs(k3_grad - target).max()))
-        other = min(other, float(np.linalg.norm(k3_grad - rest) / np.linalg.norm(rest)))
+        closed = (expected_estimator_gradient(logits, log_ref, "k3", placement="loss"),
+                  softmax_kl_gradients(logits, log_ref))  # fmt: skip
+        for k3_grad, both in (closed, _k3_autograd(logits, log_ref)):
+            target, rest = both[K3_LOSS_DIRECTION], both[1 - K3_LOSS_DIRECTION]
+            gap = max(gap, float(np.abs(k3_grad - target).max()))
+            other = min(other, float(np.linalg.norm(k3_grad - rest) / np.linalg.norm(rest)))
     return K3Gradient(gap, other, KL_DIRECTIONS[K3_LOSS_DIRECTION])
+
+
+def _k3_autograd(logits: np.ndarray, log_ref: np.ndarray) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]:
+    """The same gradients by torch's autograd on the enumerated softmax (:mod:`grpo_nb.tabular.token_policy`), no
+    formula of :mod:`grpo_nb.kl` involved: (k3 term's expected gradient, (grad reverse KL, grad forward KL))."""
+    import torch
+
+    from grpo_nb.tabular.token_policy import TokenPolicy, flat_gradient, kl_term, sequence_kl
+
+    policy = TokenPolicy((torch.tensor(logits[None, :], requires_grad=True),))
+    ref = TokenPolicy((torch.tensor(log_ref[None, :]),))
+    directions = tuple(flat_gradient(sequence_kl(policy, ref, d), policy) for d in ("reverse", "forward"))
+    return flat_gradient(kl_term(policy, ref, "k3", placement="loss"), policy), directions
