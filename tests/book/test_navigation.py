@@ -1,0 +1,47 @@
+"""Every page can be navigated at a phone's and a laptop's width, shows one search box and writes no error to the
+console (``tests/book/navigation_checks.py``); without the book's fixes in ``_static/`` the same checks fail."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.book.browser_checks import offline_page, open_page
+from tests.book.navigation_checks import WIDTHS, console_errors, find_dead_navigation, find_extra_search_boxes
+from tests.book_layout import toc_files
+
+pytestmark = [pytest.mark.book, pytest.mark.browser]
+
+
+def _visit(chromium, served_book, doc: str, width: str, block: str | None = None) -> tuple[list[str], list[str]]:
+    """(navigation defects, console errors) of ``doc`` at ``width``, with the script ``block`` kept from loading."""
+    with offline_page(chromium, served_book) as (page, _log):
+        page.set_viewport_size(WIDTHS[width])
+        if block:
+            page.route(f"**/{block}*", lambda route: route.abort())
+        errors = console_errors(page)
+        open_page(page, f"{served_book}/{doc}.html")
+        return find_extra_search_boxes(page) + find_dead_navigation(page, width), errors
+
+
+@pytest.mark.parametrize("width", list(WIDTHS))
+@pytest.mark.parametrize("doc", toc_files())
+def test_every_page_can_be_navigated_and_logs_no_error(doc, width, served_book, chromium):
+    defects, errors = _visit(chromium, served_book, doc, width)
+    assert not defects, f"{doc} at {width} width: {defects}"
+    assert not errors, f"{doc} at {width} width, console errors: {errors}"
+
+
+@pytest.mark.parametrize("width", list(WIDTHS))
+def test_without_the_toggle_fix_the_check_finds_dead_toggles(width, served_book, chromium):
+    defects, _ = _visit(chromium, served_book, "book/grpo_family", width, block="nav_toggles.js")
+    assert defects, "the themes' toggles work without _static/nav_toggles.js: the check cannot tell"
+
+
+def test_without_the_mode_fix_the_console_check_finds_the_theme_error(served_book, chromium):
+    _, errors = _visit(chromium, served_book, "book/grpo_family", "laptop", block="default_mode.js")
+    assert any("invalid theme mode" in e for e in errors), errors
+
+
+def test_without_the_book_css_the_check_finds_two_search_boxes(served_book, chromium):
+    defects, _ = _visit(chromium, served_book, "book/grpo_family", "laptop", block="book.css")
+    assert any("search boxes" in d for d in defects), defects
