@@ -45,3 +45,12 @@ def test_without_the_mode_fix_the_console_check_finds_the_theme_error(served_boo
 def test_without_the_book_css_the_check_finds_two_search_boxes(served_book, chromium):
     defects, _ = _visit(chromium, served_book, "book/grpo_family", "laptop", block="book.css")
     assert any("search boxes" in d for d in defects), defects
+
+
+@pytest.mark.parametrize("doc", toc_files())
+def test_every_page_has_its_link_preview(doc, built_book):
+    """One meta description and the Open Graph title, description and URL, with the description of
+    _ext/page_descriptions.yml."""
+    page = (built_book / f"{doc}.html").read_text()
+    for tag in ('name="description"', 'property="og:title"', 'property="og:description"', 'property="og:url"'):
+        assert page.count(tag) == 1, f"{doc}: {tag} appears {page.count(tag)} times"
