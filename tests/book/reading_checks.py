@@ -10,6 +10,7 @@ defects as short strings (empty list: none):
 - an output figure (an image produced by a code cell) has no caption, or no alt text that describes it, or
   is shown at less than 0.45 of its pixel width;
 - the first code cell a reader sees installs the package (the Colab bootstrap);
+- a visible code input of one line (``kl.table``, ``display(...)``): it belongs under a labelled fold of its output;
 - at a phone's width (390 px) something is wider than its box or the page.
 
 ``tests/book/test_reading_edition.py`` runs them on every chapter; ``tests/book/test_browser_checks_fail.py``
@@ -27,6 +28,7 @@ __all__ = [
     "find_bootstrap_first",
     "find_code_share",
     "find_figure_defects",
+    "find_one_line_inputs",
     "find_phone_overflow",
 ]
 
@@ -124,6 +126,19 @@ def find_bootstrap_first(page) -> list[str]:
     if "pip" in text and ("install" in text or "find_spec" in text):
         return ["the first code cell a reader sees installs the package"]
     return []
+
+
+_ONE_LINE_INPUTS_JS = """() => [...document.querySelectorAll('article .cell_input')]
+    .filter(el => el.checkVisibility())
+    .map(el => (el.querySelector('pre') || el).innerText.split('\\n').filter(l => l.trim()))
+    .filter(lines => lines.length === 1)
+    .map(lines => lines[0].trim())"""
+
+
+def find_one_line_inputs(page) -> list[str]:
+    """Visible code inputs of a single line: a reader sees `kl.table` where a labelled fold should say what the
+    output holds."""
+    return [f"a one-line code input is visible: {line[:60]!r}" for line in page.evaluate(_ONE_LINE_INPUTS_JS)]
 
 
 _FITTED_JS = """async () => {

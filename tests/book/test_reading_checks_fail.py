@@ -12,6 +12,7 @@ from tests.book.reading_checks import (
     find_bootstrap_first,
     find_code_share,
     find_figure_defects,
+    find_one_line_inputs,
     find_phone_overflow,
 )
 from tests.book.test_browser_checks_fail import fixture_site  # noqa: F401  (the fixture pages' server)
@@ -26,6 +27,7 @@ def _measure(chromium, site: str, name: str) -> dict[str, list[str]]:
             "share": find_code_share(page),
             "figures": find_figure_defects(page),
             "bootstrap": find_bootstrap_first(page),
+            "one_line": find_one_line_inputs(page),
             "value": [f"{code_share(page):.3f}"],
         }
         page.set_viewport_size(PHONE)
@@ -42,10 +44,11 @@ def test_a_page_that_reads_like_a_log_breaks_every_rule(chromium, fixture_site):
     assert "alt text does not describe it" in figures, figures
     assert "of its 2000-px width" in figures, figures
     assert found["bootstrap"] == ["the first code cell a reader sees installs the package"], found
+    assert found["one_line"] == ["a one-line code input is visible: 'kl.table'"], found
     assert any("at 390 px" in p for p in found["phone"]), found
 
 
 def test_a_page_that_reads_as_a_book_passes(chromium, fixture_site):  # noqa: F811
     found = _measure(chromium, fixture_site, "reads_as_a_book.html")
-    assert not (found["share"] or found["figures"] or found["bootstrap"] or found["phone"]), found
+    assert not (found["share"] or found["figures"] or found["bootstrap"] or found["phone"] or found["one_line"]), found
     assert 0 < float(found["value"][0]) < 0.25, found  # the folded cell's toggle counts, its source does not

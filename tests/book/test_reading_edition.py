@@ -3,7 +3,8 @@
 At the desktop width (1280 px): code sources and outputs that are not figures take at most a quarter of the
 page's height (the appendix, whose check tables are its content: 0.45); every output figure has a caption and
 alt text that describe it and is shown at no less than 0.45 of its pixel width; the first code cell a reader
-sees is not the install cell. At a phone's width (390 px): nothing is wider than its box or the page.
+sees is not the install cell; no one-line code input is visible. At a phone's width (390 px): nothing is wider
+than its box or the page.
 ``tests/book/test_reading_checks_fail.py`` shows that each rule can fail.
 """
 
@@ -19,6 +20,7 @@ from tests.book.reading_checks import (
     find_bootstrap_first,
     find_code_share,
     find_figure_defects,
+    find_one_line_inputs,
     find_phone_overflow,
 )
 from tests.book_layout import toc_files
@@ -38,6 +40,7 @@ def test_chapter_reads_as_a_book(doc, served_book, chromium, artifacts):
         open_page(page, f"{served_book}/{doc}.html")
         page.screenshot(path=artifacts / f"{doc.replace('/', '__')}__first_screen.png")
         problems = find_code_share(page, _limit(doc)) + find_figure_defects(page) + find_bootstrap_first(page)
+        problems += find_one_line_inputs(page)
         page.set_viewport_size(PHONE)
         open_page(page, f"{served_book}/{doc}.html")
         problems += find_phone_overflow(page)
