@@ -3,13 +3,14 @@ its table and the values the chapter's asserts need, in one module per section (
 
 * :mod:`~grpo_nb.chapters.amplification.theorem3`, "Amplification (Theorem 3)": Theorem 3 in logit form over a
   (p_ref, beta) grid, and on Theorem 1's closed-form policies over random finite outcome spaces;
-* :mod:`~grpo_nb.chapters.amplification.condition2`, "Fig. 3: where condition (2) holds": where Theorem 3's printed
-  condition (2) fails, how its left-hand side grows as beta -> 0, and whether it holds for every (beta, p_ref);
+* :mod:`~grpo_nb.chapters.amplification.condition2`, "The paper's Fig. 3: where condition (2) holds": where
+  Theorem 3's printed condition (2) fails, how its left-hand side grows as beta -> 0, and whether it holds for
+  every (beta, p_ref);
 * :mod:`~grpo_nb.chapters.amplification.local_convergence`, "Local convergence (Theorem 4 and Lemma 1)" and
-  "Fig. 4: the bound on β": Theorem 4's bound B(p*) against the fixed points' slopes and perturbed orbits, and the
-  peak of B(p*) per eps;
-* :mod:`~grpo_nb.chapters.amplification.orbits`, "Fig. 5: what the iterations do", 'The "divergent" case is a
-  stable 2-cycle' and "A map of the regimes": where the orbits go, the 2-cycle, the regime maps' counts;
+  "The paper's Fig. 4: the bound on β": Theorem 4's bound B(p*) against the fixed points' slopes and perturbed
+  orbits, and the peak of B(p*) per eps;
+* :mod:`~grpo_nb.chapters.amplification.orbits`, "The paper's Fig. 5: what the iterations do", 'The "divergent"
+  case is a stable 2-cycle' and "A map of the regimes": where the orbits go, the 2-cycle, the regime maps' counts;
 * :mod:`~grpo_nb.chapters.amplification.theorem4_hypothesis`, "Theorem 4's hypothesis against amplification": where
   Theorem 4's hypothesis can hold at all, against where the orbit converges;
 * :mod:`~grpo_nb.chapters.amplification.one_beta`, "Remark 2: one β for all prompts": the per-prompt bounds on beta

@@ -1,4 +1,4 @@
-"""Section "Fig. 3: where condition (2) holds" of the chapter "Amplification and convergence"
+"""Section "The paper's Fig. 3: where condition (2) holds" of the chapter "Amplification and convergence"
 (``book/amplification.md``, paper §4).
 
 * :func:`condition2_failure_region`: where Theorem 3's printed condition (2) fails, as beta and p_ref ranges;
@@ -105,7 +105,8 @@ def condition2_small_beta_growth(
     rtol: float = 1e-6,
 ) -> ExponentFit:
     """How fast cosh^2(1/(2 beta sqrt(1/4 + eps))) in condition (2) grows as beta -> 0: a fitted exponent (section
-    "Fig. 3: where condition (2) holds", which also feeds it the wrong exponent 1 and sees every verdict fail).
+    "The paper's Fig. 3: where condition (2) holds", which also feeds it the wrong exponent 1 and sees every verdict
+    fail).
 
     For each eps, the slope of log cosh^2 = log LHS - log beta (:func:`theorem3_condition2_log_lhs`) against 1/beta
     is fitted by least squares on ``beta`` (default 30 values in [1e-3, 10^-1.5]) and compared with the ``claimed``
@@ -150,7 +151,7 @@ class Condition2Everywhere:
 
 def condition2_everywhere(eps_values: Sequence[float], n_grid: int = 200001) -> Condition2Everywhere:
     """Per eps: min over beta of condition (2)'s left-hand side against max over p_ref of its right-hand side (section
-    "Fig. 3: where condition (2) holds").
+    "The paper's Fig. 3: where condition (2) holds").
 
     The right-hand side is Theorem 4's B at p_ref, B(p) = v sqrt(1 - 4v) / (2 (v + eps)^{3/2}) with v = p(1-p), so
     it never exceeds 1/(3^{3/2} sqrt(eps)) (the maximum over v of v/(2 (v + eps)^{3/2}), at v = 2 eps). The left-hand

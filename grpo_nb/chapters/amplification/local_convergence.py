@@ -1,9 +1,9 @@
-"""Sections "Local convergence (Theorem 4 and Lemma 1)" and "Fig. 4: the bound on β" of the chapter
+"""Sections "Local convergence (Theorem 4 and Lemma 1)" and "The paper's Fig. 4: the bound on β" of the chapter
 "Amplification and convergence" (``book/amplification.md``, paper §4).
 
 * :func:`theorem4_stability_check` ("Local convergence (Theorem 4 and Lemma 1)"): Lemma 1 / Theorem 4's bound B(p*)
   against the fixed points' slopes, and perturbed orbits that stay (stable) or leave (unstable).
-* :func:`beta_bound_peaks` ("Fig. 4: the bound on β"): the peak of B(p*) per eps against its small-eps value
+* :func:`beta_bound_peaks` ("The paper's Fig. 4: the bound on β"): the peak of B(p*) per eps against its small-eps value
   1/(3^{3/2} sqrt(eps)).
 
 The negative tests replace ``theorem4_beta_bound_logit``, the name this module reads, with wrong formulas and see the
@@ -110,7 +110,7 @@ class BoundPeaks:
 
 def beta_bound_peaks(eps_values: Sequence[float], n_grid: int = 200001) -> BoundPeaks:
     """The peak of Theorem 4's B(p*) over p* in (0, 1) per eps, next to 1/(3^{3/2} sqrt(eps)) and 2 eps (section
-    "Fig. 4: the bound on β").
+    "The paper's Fig. 4: the bound on β").
 
     Per eps also B(1/2) and the largest of B at 1e-12 and 1 - 1e-12 (the ends), for the chapter's asserts.
     """

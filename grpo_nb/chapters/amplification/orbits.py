@@ -1,7 +1,8 @@
-"""Sections "Fig. 5: what the iterations do", 'The "divergent" case is a stable 2-cycle' and "A map of the regimes"
-of the chapter "Amplification and convergence" (``book/amplification.md``, paper §4): where the orbits go.
+"""Sections "The paper's Fig. 5: what the iterations do", 'The "divergent" case is a stable 2-cycle' and "A map of
+the regimes" of the chapter "Amplification and convergence" (``book/amplification.md``, paper §4): where the orbits go.
 
-* :func:`orbit_table` ("Fig. 5: what the iterations do"): where the orbit from p_ref goes for each (p_ref, beta).
+* :func:`orbit_table` ("The paper's Fig. 5: what the iterations do"): where the orbit from p_ref goes for each
+  (p_ref, beta).
 * :func:`two_cycle_report` ('The "divergent" case is a stable 2-cycle'): the "divergent" case of Fig. 5 as a
   2-cycle, with its multiplier and fixed points.
 * :func:`regime_count_table` ("A map of the regimes"): the regime maps' counts per regime.
@@ -36,7 +37,7 @@ class OrbitTable:
 
 def orbit_table(cases: Sequence[tuple[float, float]], eps: float, n: int = 400) -> OrbitTable:
     """For each (p_ref, beta) case: orbit kind, period, Lyapunov exponent, limit set, fixed points and how many are
-    stable (section "Fig. 5: what the iterations do").
+    stable (section "The paper's Fig. 5: what the iterations do").
 
     The verdict per case (``consistent``): a fixed-point verdict matches a fixed point of h to 1e-9 in logit after
     ``n`` steps, and a limit "stuck at 1" (p within 1e-9 of 1) has a logit above 100.
