@@ -1,24 +1,33 @@
-/* On a narrow screen (a phone), a displayed equation or a table printed by a code cell that is wider than the
-   text column is set in a smaller font until it fits, instead of scrolling sideways; no smaller than half of
-   its size (below that it would not be legible). Runs after MathJax has typeset the page, and again when the
+/* On a narrow screen (a phone), a displayed equation that is wider than the text column is set in a smaller font
+   until it fits, no smaller than half of its size (below that it would not be legible); a table, no smaller than
+   0.85 of its size, and what is still too wide scrolls sideways in the table's own box (_static/book.css). Runs after MathJax has typeset the page, and again when the
    window changes size. */
 (function () {
   const MIN_SCALE = 0.5;
-  function fit(el) {
+  const MIN_TABLE_SCALE = 0.85;
+  function fit(el, minScale) {
     el.style.fontSize = "";
     const box = el.parentElement ? el.parentElement.clientWidth : 0;
     if (!box || el.scrollWidth <= box) return;
     // A table does not shrink in proportion to its font (padding, borders and unbreakable words do not), so shrink
     // again from the width the last size gave, a few times, until it fits or reaches the smallest legible size.
     let scale = 1;
-    for (let i = 0; i < 6 && el.scrollWidth > box && scale > MIN_SCALE; i++) {
-      scale = Math.max(MIN_SCALE, (scale * (box - 2)) / el.scrollWidth);
+    for (let i = 0; i < 6 && el.scrollWidth > box && scale > minScale; i++) {
+      scale = Math.max(minScale, (scale * (box - 2)) / el.scrollWidth);
       el.style.fontSize = (100 * scale).toFixed(1) + "%";
     }
   }
+  // A table cell that holds one number (a sign, digits, a point, an exponent, a percent sign, a power of ten) is
+  // marked, so that _static/book.css keeps it on one line.
+  const NUMBER = /^[-+−–]?[0-9][0-9.,]*(e[-+−]?[0-9]+)?\s*%?$|^[-+−]?[0-9.]+\s*[×x]\s*10\S*$/;
+  function markNumbers() {
+    document.querySelectorAll("article td, article th").forEach((cell) => {
+      if (NUMBER.test(cell.textContent.trim())) cell.classList.add("number");
+    });
+  }
   function fitAll() {
-    document.querySelectorAll('article mjx-container[display="true"]').forEach(fit);
-    document.querySelectorAll("article table").forEach(fit);
+    document.querySelectorAll('article mjx-container[display="true"]').forEach((el) => fit(el, MIN_SCALE));
+    document.querySelectorAll("article table").forEach((el) => fit(el, MIN_TABLE_SCALE));
     document.documentElement.dataset.fitWide = "done"; // tests wait for this before they measure
   }
   // MathJax is loaded asynchronously: wait until its startup promise exists (the configuration object alone has
@@ -35,6 +44,7 @@
     });
   }
   function start() {
+    markNumbers();
     whenTypeset().then(fitAll);
     let timer = null;
     window.addEventListener("resize", () => {
