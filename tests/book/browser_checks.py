@@ -225,10 +225,14 @@ def find_math_errors(page) -> list[str]:
 # Layout
 
 
-def find_overflow(page) -> list[str]:
-    """A horizontal scrollbar on the page, or a box whose content is wider than the box (cut off or scrolled)."""
+def find_overflow(page, scrolling_tables: bool = False) -> list[str]:
+    """A horizontal scrollbar on the page, or a box whose content is wider than the box (cut off or scrolled).
+
+    With ``scrolling_tables`` (a phone's width), a table may be wider than the text column when the box that holds
+    it scrolls sideways (the theme's ``.pst-scrollable-table-container``): that box is not counted.
+    """
     found = page.evaluate(
-        """() => {
+        """(scrollingTables) => {
             const doc = document.scrollingElement || document.documentElement;
             const page = doc.scrollWidth > doc.clientWidth + 1 ? [doc.scrollWidth, doc.clientWidth] : null;
             const boxes = [];
@@ -236,6 +240,9 @@ def find_overflow(page) -> list[str]:
                         'mjx-container[display="true"], .cell_output .output, .admonition, .proof, img';
             for (const el of document.querySelectorAll('article ' + sel.split(', ').join(', article '))) {
                 if (!el.checkVisibility()) continue;
+                const scrolls = ['auto', 'scroll'].includes(getComputedStyle(el).overflowX);
+                const tableBox = el.matches('.pst-scrollable-table-container, .table-wrapper');
+                if (scrollingTables && scrolls && tableBox) continue;
                 if (el.scrollWidth > el.clientWidth + 1) {
                     const label = (el.textContent || el.getAttribute('src') || '').replace(/\\s+/g, ' ').trim();
                     boxes.push(`${el.tagName.toLowerCase()}.${[...el.classList].join('.')} ` +
@@ -243,7 +250,8 @@ def find_overflow(page) -> list[str]:
                 }
             }
             return {page, boxes};
-        }"""
+        }""",
+        scrolling_tables,
     )
     problems = []
     if found["page"]:

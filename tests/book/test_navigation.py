@@ -1,5 +1,9 @@
 """Every page can be navigated at a phone's and a laptop's width, shows one search box and writes no error to the
-console (``tests/book/navigation_checks.py``); without the book's fixes in ``_static/`` the same checks fail."""
+console (``tests/book/navigation_checks.py``); without the book's fixes in ``_static/`` the same checks fail.
+
+On the same visit, before any toggle is clicked: no section shows more than one check line, and at a phone's width
+no number in a table is broken over two lines and no inline formula is cut off (``tests/book/phone_checks.py``).
+"""
 
 from __future__ import annotations
 
@@ -7,6 +11,8 @@ import pytest
 
 from tests.book.browser_checks import offline_page, open_page
 from tests.book.navigation_checks import WIDTHS, console_errors, find_dead_navigation, find_extra_search_boxes
+from tests.book.phone_checks import find_clipped_math, find_visible_check_lines, find_wrapped_numbers
+from tests.book.reading_checks import wait_for_fitting
 from tests.book_layout import toc_files
 
 pytestmark = [pytest.mark.book, pytest.mark.browser]
@@ -20,12 +26,16 @@ def _visit(chromium, served_book, doc: str, width: str, block: str | None = None
             page.route(f"**/{block}*", lambda route: route.abort())
         errors = console_errors(page)
         open_page(page, f"{served_book}/{doc}.html")
-        return find_extra_search_boxes(page) + find_dead_navigation(page, width), errors
+        wait_for_fitting(page)
+        defects = find_visible_check_lines(page)
+        if width == "phone":
+            defects += find_wrapped_numbers(page) + find_clipped_math(page)
+        return defects + find_extra_search_boxes(page) + find_dead_navigation(page, width), errors
 
 
 @pytest.mark.parametrize("width", list(WIDTHS))
 @pytest.mark.parametrize("doc", toc_files())
-def test_every_page_can_be_navigated_and_logs_no_error(doc, width, served_book, chromium):
+def test_every_page_can_be_navigated_reads_and_logs_no_error(doc, width, served_book, chromium):
     defects, errors = _visit(chromium, served_book, doc, width)
     assert not defects, f"{doc} at {width} width: {defects}"
     assert not errors, f"{doc} at {width} width, console errors: {errors}"

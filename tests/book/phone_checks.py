@@ -1,0 +1,113 @@
+"""What a reader sees of the checks and of numbers and formulas on a narrow screen: checks of one built page in
+headless Chromium (Playwright), after MathJax has typeset it.
+
+- ``find_visible_check_lines``: more than one visible line that starts with ✓ or ✗ in a section's own text (its
+  subsections count apart). ``_ext/section_checks.py`` gathers a section's verdicts under one fold whose label is
+  that one line.
+- ``find_wrapped_numbers``: a number in an output table broken over two lines (``0`` / ``.`` / ``2``).
+- ``find_clipped_math``: inline math cut off at the edge of the text column or of its box, so that part of a
+  formula cannot be seen or scrolled to.
+- ``screens``: the height of a page's main argument (up to its "Details" part, if it has one) in screens.
+
+``tests/book/test_reading_flow.py`` runs them on every page; ``tests/book/test_phone_checks_fail.py`` shows that
+each can fail.
+"""
+
+from __future__ import annotations
+
+__all__ = ["find_clipped_math", "find_visible_check_lines", "find_wrapped_numbers", "screens"]
+
+_CHECK_LINES_JS = """() => {
+    const perSection = new Map();
+    for (const el of document.querySelectorAll('article pre, article p')) {
+        if (el.closest('.cell_input, div.highlight, td, th') || el.querySelector('p')) continue;
+        if (!el.checkVisibility({visibilityProperty: true})) continue;
+        const lines = el.innerText.split('\\n').filter(l => /^\\s*[✓✗]/.test(l));
+        if (!lines.length) continue;
+        const section = el.closest('section');
+        const key = section ? (section.id || '(untitled)') : '(page)';
+        perSection.set(key, (perSection.get(key) || []).concat(lines));
+    }
+    return [...perSection.entries()];
+}"""
+
+
+def find_visible_check_lines(page, most: int = 1) -> list[str]:
+    """Sections whose own visible text shows more than ``most`` verdict lines (✓ or ✗ at a line's start)."""
+    return [
+        f"section #{key}: {len(lines)} visible check lines, {[line[:60] for line in lines]}"
+        for key, lines in page.evaluate(_CHECK_LINES_JS)
+        if len(lines) > most
+    ]
+
+
+_WRAPPED_NUMBERS_JS = """() => {
+    // A table cell whose text is a number (sign, digits, point, exponent, %, or a power of ten) laid out on more
+    // than one line: the line boxes of its text start at different heights.
+    const number = /^[-+−–]?[0-9][0-9.,]*(e[-+−]?[0-9]+)?\\s*%?$|^[-+−]?[0-9.]+\\s*[×x]\\s*10/;
+    const found = [];
+    for (const cell of document.querySelectorAll('article td, article th')) {
+        const text = cell.innerText.trim();
+        if (!text || !number.test(text) || !cell.checkVisibility()) continue;
+        const tops = new Set();
+        const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+        while (walker.nextNode()) {
+            const range = document.createRange();
+            range.selectNodeContents(walker.currentNode);
+            for (const r of range.getClientRects()) if (r.width > 0) tops.add(Math.round(r.top));
+        }
+        if (tops.size > 1) found.push(text);
+    }
+    return found;
+}"""
+
+
+def find_wrapped_numbers(page) -> list[str]:
+    """Numbers in tables that are broken over more than one line."""
+    found = page.evaluate(_WRAPPED_NUMBERS_JS)
+    return [f"{len(found)} numbers wrap inside their table cell, e.g. {found[:5]}"] if found else []
+
+
+_CLIPPED_MATH_JS = """() => {
+    // Inline math part of which a reader can neither see nor scroll to: cut off by a box that clips it (overflow
+    // hidden or clip), or past the article's right edge, with no box between that scrolls sideways.
+    const article = document.querySelector('article.bd-article') || document.querySelector('article') ||
+                    document.body;
+    const right = article.getBoundingClientRect().right;
+    const found = [];
+    for (const m of document.querySelectorAll('article mjx-container:not([display="true"])')) {
+        if (!m.checkVisibility()) continue;
+        const r = m.getBoundingClientRect();
+        let clipped = null;
+        for (let el = m.parentElement; el && el !== article && clipped === null; el = el.parentElement) {
+            const ox = getComputedStyle(el).overflowX;
+            if (ox === 'auto' || ox === 'scroll') { clipped = false; break; }  // the reader can scroll to it
+            const cuts = ox === 'hidden' || ox === 'clip';
+            if (cuts && r.right > el.getBoundingClientRect().right + 1) clipped = true;
+        }
+        if (clipped === null) clipped = r.right > right + 1;
+        if (clipped) found.push(m.textContent.slice(0, 60));
+    }
+    return found;
+}"""
+
+
+def find_clipped_math(page) -> list[str]:
+    """Inline formulas cut off at the edge of the text column or of a box that clips them."""
+    return [f"clipped inline math: {t!r}" for t in page.evaluate(_CLIPPED_MATH_JS)]
+
+
+_SCREENS_JS = """(viewportHeight) => {
+    const article = document.querySelector('article.bd-article') || document.querySelector('article');
+    const details = article.querySelector('#details');
+    const top = article.getBoundingClientRect().top + window.scrollY;
+    const end = details ? details.getBoundingClientRect().top + window.scrollY
+                        : article.getBoundingClientRect().bottom + window.scrollY;
+    return (end - top) / viewportHeight;
+}"""
+
+
+def screens(page) -> float:
+    """The height of the page's main argument in screens of the current viewport: from the top of the article to
+    its section ``#details`` (the chapter's collapsible Details part), or to its end when it has none."""
+    return page.evaluate(_SCREENS_JS, page.viewport_size["height"])
