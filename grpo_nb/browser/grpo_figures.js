@@ -621,7 +621,9 @@
 .grpo-fig{--ink:var(--pst-color-text-base,#222);--muted:var(--pst-color-text-muted,#777);
   --bg:var(--pst-color-background,#fff);--c0:#1f77b4;--c1:#ff7f0e;--orbit:#d2553f;
   margin:1.2em 0;padding:.6em .8em;border:1px solid var(--pst-color-border,#ddd);border-radius:6px}
-.grpo-controls{display:flex;flex-wrap:wrap;gap:.3em 1.4em;margin-bottom:.4em;font-size:.9em}
+.grpo-controls{display:flex;flex-wrap:wrap;gap:.3em 1.4em;margin-bottom:.4em;font-size:.9em;
+  position:sticky;top:var(--grpo-sticky-top,0);z-index:3;background:var(--bg);padding:.3em 0;
+  border-bottom:1px solid var(--pst-color-border,#ddd)}
 .grpo-controls label{display:flex;align-items:center;gap:.45em;margin:0}
 .grpo-controls .name{min-width:2.2em;text-align:right;font-style:italic}
 .grpo-controls input[type=range]{width:150px}
@@ -650,8 +652,18 @@
 .grpo-readout{font-size:.88em;margin:.5em 0 0;line-height:1.45}
 .grpo-caption{font-size:.88em;color:var(--muted);margin:.3em 0 0}`;
 
+  // The sliders stay in view while a tall figure (two panels stacked on a phone) scrolls under them: they stick
+  // below the page's own sticky header bar, whose height is measured here.
+  function stickBelowHeader() {
+    const bar = document.querySelector(".bd-header-article");
+    const sticky = bar && ["sticky", "fixed"].includes(getComputedStyle(bar).position);
+    document.documentElement.style.setProperty("--grpo-sticky-top", `${sticky ? bar.offsetHeight : 0}px`);
+  }
+
   function init() {
     document.head.insertAdjacentHTML("beforeend", `<style>${STYLE}</style>`);
+    stickBelowHeader();
+    window.addEventListener("resize", stickBelowHeader);
     document.querySelectorAll("[data-grpo-figure]").forEach(setup);
   }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init);

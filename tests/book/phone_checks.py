@@ -7,6 +7,8 @@ headless Chromium (Playwright), after MathJax has typeset it.
 - ``find_wrapped_numbers``: a number in an output table broken over two lines (``0`` / ``.`` / ``2``).
 - ``find_clipped_math``: inline math cut off at the edge of the text column or of its box, so that part of a
   formula cannot be seen or scrolled to.
+- ``find_sliders_out_of_view``: a slider figure whose sliders are off screen (or under the page's sticky header
+  bar) while the reader looks at what they redraw: the last panel, legend and read-out, at the bottom of the screen.
 - ``screens``: the height of a page's main argument (up to its "Details" part, if it has one) in screens.
 
 ``tests/book/test_reading_flow.py`` runs them on every page; ``tests/book/test_phone_checks_fail.py`` shows that
@@ -15,7 +17,13 @@ each can fail.
 
 from __future__ import annotations
 
-__all__ = ["find_clipped_math", "find_visible_check_lines", "find_wrapped_numbers", "screens"]
+__all__ = [
+    "find_clipped_math",
+    "find_sliders_out_of_view",
+    "find_visible_check_lines",
+    "find_wrapped_numbers",
+    "screens",
+]
 
 _CHECK_LINES_JS = """() => {
     const perSection = new Map();
@@ -95,6 +103,35 @@ _CLIPPED_MATH_JS = """() => {
 def find_clipped_math(page) -> list[str]:
     """Inline formulas cut off at the edge of the text column or of a box that clips them."""
     return [f"clipped inline math: {t!r}" for t in page.evaluate(_CLIPPED_MATH_JS)]
+
+
+_SLIDERS_IN_VIEW_JS = """async () => {
+    const found = [];
+    const bar = document.querySelector('.bd-header-article');
+    for (const fig of document.querySelectorAll('.grpo-fig')) {
+        const end = fig.querySelector('.grpo-readout') || [...fig.querySelectorAll('.grpo-panel')].pop();
+        if (!end || !fig.querySelector('input[type=range]')) continue;
+        // the figure's last panel, legend and read-out (what a slider redraws) end at the bottom of the screen
+        window.scrollTo(0, window.scrollY + end.getBoundingClientRect().bottom - window.innerHeight);
+        await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
+        const top = bar && ['sticky', 'fixed'].includes(getComputedStyle(bar).position)
+            ? bar.getBoundingClientRect().bottom : 0;
+        for (const input of fig.querySelectorAll('input[type=range]')) {
+            const r = input.getBoundingClientRect();
+            if (r.top < top - 1 || r.bottom > window.innerHeight + 1) {
+                found.push(`${fig.id}: slider '${input.getAttribute('aria-label')}' at ${Math.round(r.top)} px`);
+            }
+        }
+    }
+    return found;
+}"""
+
+
+def find_sliders_out_of_view(page) -> list[str]:
+    """Slider figures whose sliders cannot be seen (off screen, or under the sticky header bar) while the figure's
+    last panel, legend and read-out end at the bottom of the screen: a reader could not watch them while moving
+    a slider."""
+    return [f"slider out of view: {item}" for item in page.evaluate(_SLIDERS_IN_VIEW_JS)]
 
 
 _SCREENS_JS = """(viewportHeight) => {
