@@ -121,7 +121,7 @@ def _gather(section: nodes.section) -> _Fold:
 class GatherSectionChecks(SphinxPostTransform):
     """Move each section's checks into one :class:`section_checks` fold at the end of its own text."""
 
-    default_priority = 198  # before myst_nb's HideInputCells (199)
+    default_priority = 197  # before _ext/details_sections.py (198) and myst_nb's HideInputCells (199)
     formats = ("html",)
 
     def run(self, **kwargs: object) -> None:
