@@ -5,7 +5,10 @@ read. Never use ``jupytext --sync`` (it picks the newer file by mtime and can dr
 
     python tools/render_notebook.py book/policy_dynamics.md [more.md ...]
 
-Each notebook is executed with the chapter folder as working directory, as nbval and Colab do.
+Each notebook is executed with the chapter folder as working directory, as nbval and Colab do. Its figures are
+saved at twice their pixel density (the inline backend's "retina" format: a PNG of 2x the pixels, with its size
+to show it at): sharp on a high-density screen and when a phone zooms in. Colab and Jupyter, which start their own
+kernel, show the committed 2x figures until a cell runs again, then their own.
 Widget views (ipywidgets sliders, tqdm.auto progress bars) and the saved widget state are dropped from
 the result: they need a live kernel, so on the hosted book they would be sliders that move nothing and
 finished bars. In Colab, Binder or Jupyter they come back when the cell runs.
@@ -26,13 +29,20 @@ import nbformat
 from nbclient import NotebookClient
 
 
+RETINA_FIGURES = "--InlineBackend.figure_formats={'retina'}"
+
+
 def render(md_path: Path, timeout: int = 900) -> Path:
     nb = jupytext.read(md_path)
     nb.metadata.setdefault("kernelspec", {"name": "python3", "display_name": "Python 3", "language": "python"})
     nb.metadata["jupytext"] = {"formats": "ipynb,md:myst"}
     start = time.perf_counter()
     NotebookClient(
-        nb, timeout=timeout, kernel_name="python3", resources={"metadata": {"path": str(md_path.parent)}}
+        nb,
+        timeout=timeout,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(md_path.parent)}},
+        extra_arguments=[RETINA_FIGURES],
     ).execute()
     out = md_path.with_suffix(".ipynb")
     drop_widget_views(nb)

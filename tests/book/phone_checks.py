@@ -7,9 +7,12 @@ headless Chromium (Playwright), after MathJax has typeset it.
 - ``find_wrapped_numbers``: a number in an output table broken over two lines (``0`` / ``.`` / ``2``).
 - ``find_clipped_math``: inline math cut off at the edge of the text column or of its box, so that part of a
   formula cannot be seen or scrolled to.
+- ``find_small_figures``: a figure printed by a code cell that is not a 2x PNG, or whose tick labels are shown
+  smaller than 11 px (their size in ``grpo_nb/plots/book.mplstyle``, scaled as the figure is shown).
 - ``find_sliders_out_of_view``: a slider figure whose sliders are off screen (or under the page's sticky header
   bar) while the reader looks at what they redraw: the last panel, legend and read-out, at the bottom of the screen.
-- ``screens``: the height of a page's main argument (up to its "Details" part, if it has one) in screens.
+- ``screens``, ``find_long_page``: the height of a page as it opens (its checks and the sections it folds as details
+  closed), in screens; a chapter of more than ``MAX_SCREENS`` at 1280 x 800.
 
 ``tests/book/test_reading_flow.py`` runs them on every page; ``tests/book/test_phone_checks_fail.py`` shows that
 each can fail.
@@ -17,9 +20,18 @@ each can fail.
 
 from __future__ import annotations
 
+from tests.book_layout import ROOT
+
+MIN_TICK_PX = 11
+# "about 12 screens" of 1280 x 800 for a chapter's main argument, with its checks and folded sections closed
+MAX_SCREENS = 13.5
+
 __all__ = [
+    "MAX_SCREENS",
     "find_clipped_math",
+    "find_long_page",
     "find_sliders_out_of_view",
+    "find_small_figures",
     "find_visible_check_lines",
     "find_wrapped_numbers",
     "screens",
@@ -105,6 +117,43 @@ def find_clipped_math(page) -> list[str]:
     return [f"clipped inline math: {t!r}" for t in page.evaluate(_CLIPPED_MATH_JS)]
 
 
+def tick_label_px() -> float:
+    """The tick labels' height in CSS px at a figure's own size: ``xtick.labelsize`` points of the book's style at
+    its ``figure.dpi`` (a 2x PNG is shown at the size of a 1x one)."""
+    style = dict(
+        line.split("#")[0].split(":", 1)
+        for line in (ROOT / "grpo_nb" / "plots" / "book.mplstyle").read_text().splitlines()
+        if ":" in line.split("#")[0]
+    )
+    return float(style["xtick.labelsize"]) * float(style["figure.dpi"]) / 72
+
+
+_FIGURE_SIZES_JS = """async () => {
+    const found = [];
+    for (const img of document.querySelectorAll('article .cell_output img')) {
+        if (!img.checkVisibility()) continue;
+        await img.decode().catch(() => null);
+        const own = Number(img.dataset.ownWidth) || parseFloat(img.style.width) || 0;
+        found.push({src: (img.getAttribute('src') || '').slice(-20), own, natural: img.naturalWidth,
+                    shown: img.getBoundingClientRect().width});
+    }
+    return found;
+}"""
+
+
+def find_small_figures(page, min_tick_px: float = MIN_TICK_PX) -> list[str]:
+    """Output figures that are not 2x PNGs (twice the pixels of the size they are shown at), or whose tick labels
+    are shown smaller than ``min_tick_px``."""
+    problems, tick = [], tick_label_px()
+    for f in page.evaluate(_FIGURE_SIZES_JS):
+        if not f["own"] or f["natural"] < 1.9 * f["own"]:
+            problems.append(f"figure {f['src']} is not a 2x PNG ({f['natural']} px for {f['own']} px)")
+        elif tick * f["shown"] / f["own"] < min_tick_px:
+            shown = tick * f["shown"] / f["own"]
+            problems.append(f"figure {f['src']}: tick labels shown {shown:.1f} px tall (at least {min_tick_px})")
+    return problems
+
+
 _SLIDERS_IN_VIEW_JS = """async () => {
     const found = [];
     const bar = document.querySelector('.bd-header-article');
@@ -136,15 +185,17 @@ def find_sliders_out_of_view(page) -> list[str]:
 
 _SCREENS_JS = """(viewportHeight) => {
     const article = document.querySelector('article.bd-article') || document.querySelector('article');
-    const details = article.querySelector('#details');
-    const top = article.getBoundingClientRect().top + window.scrollY;
-    const end = details ? details.getBoundingClientRect().top + window.scrollY
-                        : article.getBoundingClientRect().bottom + window.scrollY;
-    return (end - top) / viewportHeight;
+    return article.getBoundingClientRect().height / viewportHeight;
 }"""
 
 
 def screens(page) -> float:
-    """The height of the page's main argument in screens of the current viewport: from the top of the article to
-    its section ``#details`` (the chapter's collapsible Details part), or to its end when it has none."""
+    """The height of the page as it opens, in screens of the current viewport: its argument, with its checks and
+    the sections it folds as details closed (``_ext/section_checks.py``, ``_ext/details_sections.py``)."""
     return page.evaluate(_SCREENS_JS, page.viewport_size["height"])
+
+
+def find_long_page(page, most: float = MAX_SCREENS) -> list[str]:
+    """A page whose main argument runs longer than ``most`` screens of the current viewport."""
+    n = screens(page)
+    return [f"the page runs {n:.1f} screens as it opens (at most {most})"] if n > most else []

@@ -89,7 +89,9 @@ _FIGURES_JS = """() => [...document.querySelectorAll('article .cell_output img')
         src: (img.getAttribute('src') || '').slice(0, 60),
         alt: img.getAttribute('alt') || '',
         caption: cap ? cap.textContent.replace(/\\s+/g, ' ').trim() : '',
-        natural: img.naturalWidth,
+        // a figure's own width: what its 2x PNG is meant to be shown at (_static/fit_wide.js keeps it in
+        // data-own-width once it has sized the figure); for a PNG without that size, its pixel width
+        natural: Number(img.dataset.ownWidth) || parseFloat(img.style.width) || img.naturalWidth,
         shown: img.getBoundingClientRect().width,
     };
 })"""

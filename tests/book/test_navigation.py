@@ -2,7 +2,9 @@
 console (``tests/book/navigation_checks.py``); without the book's fixes in ``_static/`` the same checks fail.
 
 On the same visit, before any toggle is clicked: no section shows more than one check line, and at a phone's width
-no number in a table is broken over two lines and no inline formula is cut off (``tests/book/phone_checks.py``).
+no number in a table is broken over two lines, no inline formula is cut off, and every figure is a 2x PNG whose tick
+labels are shown at least 11 px tall; at a laptop's, no chapter runs longer than about 12 screens as it opens
+(``tests/book/phone_checks.py``).
 """
 
 from __future__ import annotations
@@ -11,11 +13,21 @@ import pytest
 
 from tests.book.browser_checks import offline_page, open_page
 from tests.book.navigation_checks import WIDTHS, console_errors, find_dead_navigation, find_extra_search_boxes
-from tests.book.phone_checks import find_clipped_math, find_visible_check_lines, find_wrapped_numbers
+from tests.book.phone_checks import (
+    find_clipped_math,
+    find_long_page,
+    find_small_figures,
+    find_visible_check_lines,
+    find_wrapped_numbers,
+)
 from tests.book.reading_checks import wait_for_fitting
 from tests.book_layout import toc_files
 
 pytestmark = [pytest.mark.book, pytest.mark.browser]
+
+# The appendix is the paper's proofs checked step by step, and its errata: all of it is detail, so it is not held to
+# a chapter's length.
+LONG_PAGES = {"book/appendix_proofs"}
 
 
 def _visit(chromium, served_book, doc: str, width: str, block: str | None = None) -> tuple[list[str], list[str]]:
@@ -28,8 +40,10 @@ def _visit(chromium, served_book, doc: str, width: str, block: str | None = None
         open_page(page, f"{served_book}/{doc}.html")
         wait_for_fitting(page)
         defects = find_visible_check_lines(page)
+        if width == "laptop" and doc.startswith("book/") and doc not in LONG_PAGES:
+            defects += find_long_page(page)
         if width == "phone":
-            defects += find_wrapped_numbers(page) + find_clipped_math(page)
+            defects += find_wrapped_numbers(page) + find_clipped_math(page) + find_small_figures(page)
         return defects + find_extra_search_boxes(page) + find_dead_navigation(page, width), errors
 
 
@@ -64,3 +78,12 @@ def test_every_page_has_its_link_preview(doc, built_book):
     page = (built_book / f"{doc}.html").read_text()
     for tag in ('name="description"', 'property="og:title"', 'property="og:description"', 'property="og:url"'):
         assert page.count(tag) == 1, f"{doc}: {tag} appears {page.count(tag)} times"
+
+
+def test_the_length_check_finds_the_appendix_long(served_book, chromium):
+    """The appendix, which is not held to a chapter's length, runs longer than a chapter may."""
+    with offline_page(chromium, served_book) as (page, _log):
+        page.set_viewport_size(WIDTHS["laptop"])
+        open_page(page, f"{served_book}/book/appendix_proofs.html")
+        wait_for_fitting(page)
+        assert find_long_page(page), "the appendix fits in a chapter's length: the length check cannot tell"
