@@ -4,6 +4,8 @@ keeps them stuck below the page's header bar. Without that, the same check finds
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from tests.book.browser_checks import offline_page, open_page
@@ -38,3 +40,14 @@ def test_the_sliders_stay_in_view_of_the_last_panel(chapter, width, served_book,
 def test_without_sticky_sliders_the_check_finds_them_off_screen(served_book, chromium):
     found = _out_of_view(chromium, served_book, "hard_prompts", "phone", unstick=True)
     assert found and all("slider out of view" in f for f in found), found
+
+
+@pytest.mark.parametrize("chapter", SLIDER_CHAPTERS)
+def test_slider_figures_are_numbered_with_the_chapters_figures(chapter, built_book):
+    """Every figure of the page, the slider figure included (_ext/browser_figures.py), carries "Fig. C.n" with the
+    chapter's number C, and n counts 1, 2, 3, … down the page."""
+    html = (built_book / "book" / f"{chapter}.html").read_text()
+    numbers = re.findall(r'class="caption-number">Fig\. (\d+)\.(\d+)', html)
+    assert re.search(r'class="grpo-caption"><span class="caption-number">Fig\. \d+\.\d+ ', html), chapter
+    assert len({c for c, _ in numbers}) == 1, numbers
+    assert [int(n) for _, n in numbers] == list(range(1, len(numbers) + 1)), numbers
