@@ -38,6 +38,7 @@ __all__ = [
     "contrastive_weights",
     "exact_kl",
     "group_advantage",
+    "grpo_loss",
     "k3_kl",
     "new_optimizer",
     "omega_weights",
@@ -50,6 +51,7 @@ KERNELS = (
     "clipped_term",
     "exact_kl",
     "group_advantage",
+    "grpo_loss",
     "k3_kl",
 )
 
@@ -152,6 +154,29 @@ def clipped_term(ratio: torch.Tensor, adv: torch.Tensor, clip_eps: float | None)
     return torch.minimum(ratio * adv, ratio.clamp(1.0 - clip_eps, 1.0 + clip_eps) * adv)
 
 
+def grpo_loss(
+    logp: torch.Tensor,
+    logp_old: torch.Tensor,
+    adv: torch.Tensor,
+    *,
+    beta: float,
+    clip_eps: float | None,
+    logp_ref: torch.Tensor | None = None,
+    kl: torch.Tensor | None = None,
+) -> torch.Tensor:
+    """Algorithm 1's loss on sampled answers: minus the clipped surrogate of Eq. (1), plus beta times the KL term.
+
+    ``logp``, ``logp_old`` and ``logp_ref`` are (N, L): the L token log-probabilities of each of N answers under
+    pi_theta, the frozen pi_old and pi_ref; ``adv`` (N,) is each answer's group advantage. The KL term is Schulman's
+    k3 summed over an answer's tokens and averaged over answers, unless ``kl`` gives it (the exact KL, say).
+    """
+    ratio = torch.exp((logp - logp_old).sum(dim=1))  # pi_theta(o|q) / pi_old(o|q), a whole answer's ratio
+    surrogate = clipped_term(ratio, adv, clip_eps)  # min(x A, clip(x, 1 - eps, 1 + eps) A)
+    if kl is None:
+        kl = k3_kl(logp, logp_ref).sum(dim=1).mean()  # exp(d) - d - 1 per token, d = log pi_ref - log pi
+    return -surrogate.mean() + beta * kl
+
+
 def new_optimizer(model: TinyLM, lr: float) -> torch.optim.Adam:
     """Adam with the multi-tensor (foreach) update, which CUDA uses by default: a handful of kernels per step
     instead of several per parameter tensor. On the CPU it gives the same numbers as the per-tensor loop."""
@@ -229,12 +254,10 @@ def train_grpo(
                 loss = -objective.mean()
             else:
                 lp = token_logprobs(model, rep, answers)
-                ratio = torch.exp((lp - old_lp).sum(dim=1))
-                if cfg.kl == "k3":
-                    kl = k3_kl(lp, ref_lp).sum(dim=1).mean()
-                else:
+                kl = None  # k3: grpo_loss computes it from ref_lp
+                if cfg.kl != "k3":
                     kl = exact_kl(enumerate_logprobs(model, prompts, task.outputs), logp_ref).mean()
-                loss = -clipped_term(ratio, adv, cfg.clip_eps).mean() + cfg.beta * kl
+                loss = grpo_loss(lp, old_lp, adv, beta=cfg.beta, clip_eps=cfg.clip_eps, logp_ref=ref_lp, kl=kl)
             opt.zero_grad(set_to_none=True)
             loss.backward()
             opt.step()
