@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from docutils import nodes
 from docutils.parsers.rst import directives
+from html_nodes import NOTHING
 from sphinx.application import Sphinx
 from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util.docutils import SphinxDirective
@@ -43,7 +44,7 @@ class BrowserFigure(SphinxDirective):
         node = browser_figure()
         self.state.nested_parse(self.content, self.content_offset, node)
         if not any(CAPTION in raw.astext() for raw in node.findall(nodes.raw)):
-            raise self.error(f'browser-figure needs a {CAPTION} in its HTML')
+            raise self.error(f"browser-figure needs a {CAPTION} in its HTML")
         self.add_name(node)
         return [node]
 
@@ -78,21 +79,13 @@ def depart_browser_figure(self, node: browser_figure) -> None:
     self.body.append("</div>\n")
 
 
-def _skip(self, node: nodes.Node) -> None:
-    """Other builders leave the figure out: it needs a browser."""
-    raise nodes.SkipNode
-
-
 def setup(app: Sphinx) -> dict:
     app.add_enumerable_node(
         browser_figure,
         "figure",
         caption_text,
         html=(visit_browser_figure, depart_browser_figure),
-        latex=(_skip, None),
-        text=(_skip, None),
-        man=(_skip, None),
-        texinfo=(_skip, None),
+        **NOTHING,
     )
     app.add_directive("browser-figure", BrowserFigure)
     app.add_post_transform(NumberBrowserFigures)

@@ -14,6 +14,7 @@ checks' fold ends up inside the details.
 from __future__ import annotations
 
 from docutils import nodes
+from html_nodes import CHILDREN, close_fold, open_fold
 from sphinx.application import Sphinx
 from sphinx.transforms.post_transforms import SphinxPostTransform
 
@@ -51,26 +52,14 @@ class CollapseDetailsSections(SphinxPostTransform):
 
 
 def visit_details_part(self, node: details_part) -> None:
-    self.body.append('<details class="admonition chapter-details">\n')
-    self.body.append(f'<summary><p class="admonition-title">{SUMMARY}</p></summary>\n')
-
-
-def depart_details_part(self, node: details_part) -> None:
-    self.body.append("</details>\n")
-
-
-def _skip(self, node: nodes.Node) -> None:
-    """Other builders show the section as it is."""
+    open_fold(self.body, "chapter-details", SUMMARY)
 
 
 def setup(app: Sphinx) -> dict:
     app.add_node(
         details_part,
-        html=(visit_details_part, depart_details_part),
-        latex=(_skip, _skip),
-        text=(_skip, _skip),
-        man=(_skip, _skip),
-        texinfo=(_skip, _skip),
+        html=(visit_details_part, close_fold),
+        **CHILDREN,
     )
     app.add_post_transform(CollapseDetailsSections)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -24,9 +24,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from html import escape
 
 from docutils import nodes
+from html_nodes import CHILDREN, close_fold, open_fold
 from sphinx.application import Sphinx
 from sphinx.transforms.post_transforms import SphinxPostTransform
 
@@ -145,27 +145,14 @@ def fold_label(holds: int, total: int) -> str:
 
 
 def visit_section_checks(self, node: section_checks) -> None:
-    label = escape(fold_label(node["holds"], node["total"]))
-    self.body.append('<details class="admonition section-checks">\n')
-    self.body.append(f'<summary><p class="admonition-title">{label}</p></summary>\n')
-
-
-def depart_section_checks(self, node: section_checks) -> None:
-    self.body.append("</details>\n")
-
-
-def _skip(self, node: nodes.Node) -> None:
-    """Other builders (LaTeX, text) show the checks in place, without a fold."""
+    open_fold(self.body, "section-checks", fold_label(node["holds"], node["total"]))
 
 
 def setup(app: Sphinx) -> dict:
     app.add_node(
         section_checks,
-        html=(visit_section_checks, depart_section_checks),
-        latex=(_skip, _skip),
-        text=(_skip, _skip),
-        man=(_skip, _skip),
-        texinfo=(_skip, _skip),
+        html=(visit_section_checks, close_fold),
+        **CHILDREN,
     )
     app.add_post_transform(GatherSectionChecks)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -12,6 +12,9 @@ from docutils.utils import new_document
 
 from tests.book_layout import ROOT
 
+if str(ROOT / "_ext") not in sys.path:  # the build adds _ext/ to the path: the extensions import each other
+    sys.path.insert(0, str(ROOT / "_ext"))
+
 _spec = importlib.util.spec_from_file_location("section_checks", ROOT / "_ext" / "section_checks.py")
 section_checks = importlib.util.module_from_spec(_spec)
 sys.modules.setdefault("section_checks", section_checks)  # dataclasses look their module up there
