@@ -1,6 +1,6 @@
 /* A link to a place inside a folded part of a page (a section's checks, or a section folded as a detail by
    _ext/details_sections.py) opens the folds around it and scrolls to it: on arrival and on every link followed
-   within the page. */
+   within the page. Chromium does this itself; this is for a browser that does not. */
 (function () {
   function openTarget() {
     const id = decodeURIComponent(window.location.hash.slice(1));
