@@ -28,7 +28,6 @@ import jupytext
 import nbformat
 from nbclient import NotebookClient
 
-
 RETINA_FIGURES = "--InlineBackend.figure_formats={'retina'}"
 
 

@@ -1,10 +1,10 @@
 """Every chapter page reads as a book, not as a verification log (headless Chromium, offline, after MathJax).
 
 At the desktop width (1280 px): code sources and outputs that are not figures take at most a quarter of the
-page's height (the appendix, whose check tables are its content: 0.45); every output figure has a caption and
-alt text that describe it and is shown at no less than 0.45 of its pixel width; the first code cell a reader
-sees is not the install cell; no one-line code input is visible. At a phone's width (390 px): nothing is wider
-than its box or the page.
+page's height (the appendix, whose check tables are its content and whose proofs are folded: 0.6); every output
+figure has a caption and alt text that describe it and is shown at no less than 0.45 of its own width; the first
+code cell a reader sees is not the install cell; no one-line code input is visible. At a phone's width (390 px):
+nothing is wider than its box or the page.
 ``tests/book/test_reading_checks_fail.py`` shows that each rule can fail.
 """
 
