@@ -10,6 +10,10 @@ each with the same seeded SFT). ``--config tiny`` is either trainer's smoke chec
 ``--trainer trl --ladder full`` runs the ablation ladder
 (``grpo_nb.trl_adapters.ladder``: TRL's trainer moved toward the theory one knob per rung, at every ``--seeds``);
 ``--merge a.json b.json`` joins ladders made by parallel processes (``--rungs``, ``--seeds``) into ``--out``.
+``--trainer trl --grid grid`` runs the knob grid (``grpo_nb.trl_adapters.knob_grid``: one knob per cell against TRL's
+trainer and against exact expectations, at every ``--seeds``, default 0 to 9; ``--cells`` makes only some); with
+``--out`` it checkpoints beside it after every run and resumes from that checkpoint when started again; ``--merge``
+joins grids too.
 """
 
 from __future__ import annotations
@@ -47,11 +51,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ladder", default=None, help="TRL only: run the ablation ladder of this configuration")
     parser.add_argument("--seeds", type=int, nargs="+", default=None, help="the ladder's seeds (default 0 1 2)")
     parser.add_argument("--rungs", nargs="+", default=None, help="the ladder's rungs, by key (default all)")
-    parser.add_argument("--merge", type=Path, nargs="+", default=None, help="ladder summaries to join into --out")
+    parser.add_argument("--grid", default=None, help="TRL only: run the knob grid of this configuration")
+    parser.add_argument("--cells", nargs="+", default=None, help="the grid's cells, by key (default all)")
+    parser.add_argument("--merge", type=Path, nargs="+", default=None, help="ladders or grids to join into --out")
     args = parser.parse_args(argv)
-    if args.ladder is not None or args.merge is not None:
+    if args.ladder is not None or args.merge is not None or args.grid is not None:
         if args.trainer != "trl":
-            parser.error("--ladder and --merge need --trainer trl")
+            parser.error("--ladder, --grid and --merge need --trainer trl")
+        if args.grid is not None or (
+            args.merge and json.loads(args.merge[0].read_text())["trainer"] == "trl-knob-grid"
+        ):
+            return _main_grid(args, parser)
         return _main_ladder(args, parser)
     if args.trainer == "trl":
         return _main_trl(args, parser)
@@ -153,6 +163,39 @@ def _main_ladder(args: argparse.Namespace, parser: argparse.ArgumentParser) -> i
             f"{rung['key']:>16}: below p_ref {below}, median worst gap to the finite-group law "
             f"{[round(g, 3) for g in gaps]}, {statistics.mean(walls):.0f} s per run"
         )
+    _write(result, args.out)
+    return 0
+
+
+def _main_grid(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    """``--trainer trl --grid NAME``: the knob grid, checkpointed beside ``--out``; ``--merge``: join grids."""
+    from grpo_nb.trl_adapters.knob_grid import GRID, GRID_CONFIGS, GRID_SEEDS, merge_grids, run_grid
+
+    if args.merge is not None:
+        result = merge_grids([json.loads(p.read_text()) for p in args.merge])
+    else:
+        if args.grid not in GRID_CONFIGS:
+            parser.error(f"--grid {args.grid!r} is not one of {sorted(GRID_CONFIGS)}")
+        keys = [c.key for c in GRID]
+        for key in args.cells or ():
+            if key not in keys:
+                parser.error(f"--cells {key!r} is not one of {keys}")
+        partial = None if args.out is None else args.out.with_suffix(".partial.json")
+        seeds = tuple(args.seeds) if args.seeds else GRID_SEEDS
+        cfg = GRID_CONFIGS[args.grid]
+        result = run_grid(cfg, seeds, args.cells, progress=not args.no_progress, checkpoint=partial)
+        if partial is not None:
+            partial.unlink(missing_ok=True)
+    print(
+        f"grid={result['config']}  beta={result['beta']:g}  "
+        + "  ".join(f"{k} {v}" for k, v in result["versions"].items())
+    )
+    print(result["hardware"])
+    p_ref = result["p_ref"]
+    for cell in result["cells"]:
+        below = [sum(run["p_measured"][i][-1] < p_ref[i] for i in range(len(p_ref))) for run in cell["runs"]]
+        walls = [run["wall_s"] for run in cell["runs"]]
+        print(f"{cell['key']:>28}: below p_ref {below}, {statistics.mean(walls):.0f} s per run")
     _write(result, args.out)
     return 0
 

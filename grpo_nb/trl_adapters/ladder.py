@@ -79,6 +79,8 @@ class Rung:
     key: str
     change: str
     kl: str = "k3_ratio"  # "k3_ratio": TRL's k3 times the token ratio; "exact": enumerated sequence KL
+    kl_weight: str = "ratio"  # k3 only: "ratio" (use_bias_correction_kl, TRL's default) or "none"
+    kl_numerics: str = "float32"  # k3 only: "float32" (TRL's exp(d) - d - 1) or "float64" (expm1(d) - d in float64)
     ratio: str = "token"  # "token": one ratio per token (TRL); "sequence": pi_theta(o|q)/pi_old(o|q)
     advantage: str = "trl"  # "trl": (r - mean)/(std_Bessel + 1e-4); "paper": Eq. 3 with eps = LADDER_PAPER_EPS
     reset_adam: bool = False  # a fresh Adam at every outer step
@@ -87,9 +89,10 @@ class Rung:
 
     @property
     def uses_samples(self) -> bool:
-        """Whether the rung's loss reads TRL's sampled answers (all but the exact objective): only then do its seeds
-        differ. The exact rung's runs are the same at every seed (tested), so the ladder runs it once."""
-        return self.objective == "sampled"
+        """Whether the rung's loss reads TRL's sampled answers (the sampled objective, k3 on the sampled tokens, or
+        the group's p_hat): only then do its seeds differ. The exact rung's runs are the same at every seed (tested),
+        so the ladder runs it once."""
+        return self.objective == "sampled" or self.kl != "exact" or self.p == "group"
 
     @property
     def trl_native(self) -> bool:
@@ -182,9 +185,25 @@ def ladder_loss(
     if rung.kl == "exact":
         kl = (table.exp() * (table - table_ref)).sum(dim=1).mean() / out_len
     else:
-        d = ref_logp - logp
-        kl = ((torch.exp(d) - d - 1.0) * torch.exp(log_ratio) * mask).sum() / n_tok
+        k3 = k3_per_token(logp, ref_logp, rung.kl_numerics)
+        weight = torch.exp(log_ratio) if rung.kl_weight == "ratio" else 1.0
+        kl = (k3 * weight * mask).sum() / n_tok
     return -policy + beta * kl
+
+
+def k3_per_token(logp: torch.Tensor, ref_logp: torch.Tensor, numerics: str = "float32") -> torch.Tensor:
+    """Schulman's k3 = e^d - d - 1 per token, d = log pi_ref - log pi (:func:`grpo_nb.kl.k3`), as TRL 1.16 computes it
+    (``numerics="float32"``: ``exp(d) - d - 1`` in the tensors' dtype, :func:`grpo_nb.toylm.grpo.k3_kl`, which cancels
+    for small |d|) or stably (``"float64"``: ``expm1(d) - d`` in float64, cast back). Both have the same autograd
+    graph up to rounding."""
+    from grpo_nb.toylm.grpo import k3_kl
+
+    if numerics == "float32":
+        return k3_kl(logp, ref_logp)
+    if numerics == "float64":
+        d64 = (ref_logp - logp).double()  # TRL's d, as its float32 subtraction gives it
+        return (torch.expm1(d64) - d64).to(logp.dtype)
+    raise ValueError(f"numerics={numerics!r} is not valid; valid: 'float32' or 'float64'")
 
 
 class _LadderMixin:
@@ -195,8 +214,9 @@ class _LadderMixin:
     setup: TRLSetup
     inner_losses: list
 
-    def _ladder_init(self, rung: Rung, setup: TRLSetup) -> None:
+    def _ladder_init(self, rung: Rung, setup: TRLSetup, book_loss: bool = False) -> None:
         self.rung, self.setup, self.inner_losses = rung, setup, []
+        self.book_loss = book_loss  # rung 0's loss by ladder_loss instead of TRL's own code (the grid's placebo)
         task = setup.task
         self._prompts = torch.as_tensor(task.prompts, device=DEVICE)
         self._outputs = torch.as_tensor(task.outputs, device=DEVICE)
@@ -221,7 +241,7 @@ class _LadderMixin:
             opt.state.clear()
 
     def _compute_loss(self, model, inputs):
-        if self.rung.trl_native:
+        if self.rung.trl_native and not self.book_loss:
             loss = super()._compute_loss(model, inputs)
             self.inner_losses.append(float(loss.detach()))
             return loss
@@ -245,19 +265,18 @@ class _LadderMixin:
         old = logp.detach() if old is None else old
         q = torch.as_tensor([self._index[tuple(int(t) for t in row)] for row in prompt_ids], device=prompt_ids.device)
         r = _sequence_rewards(task, q, completion_ids)
-        if rung.p == "exact":
-            adv = _paper_advantage(r, self._p_old[q], LADDER_PAPER_EPS)
-        elif rung.advantage == "paper":
-            counts = torch.zeros(task.n_prompts, device=r.device).index_add_(0, q, torch.ones_like(r))
-            p_hat = torch.zeros(task.n_prompts, device=r.device).index_add_(0, q, r) / counts.clamp(min=1.0)
-            adv = _paper_advantage(r, p_hat[q], LADDER_PAPER_EPS)
+        counts = torch.zeros(task.n_prompts, device=r.device).index_add_(0, q, torch.ones_like(r))
+        p_hat = torch.zeros(task.n_prompts, device=r.device).index_add_(0, q, r) / counts.clamp(min=1.0)
+        p_used = self._p_old if rung.p == "exact" else p_hat  # per prompt
+        if rung.p == "exact" or rung.advantage == "paper":
+            adv = _paper_advantage(r, p_used[q], LADDER_PAPER_EPS)
         else:
             adv = inputs["advantages"]
         needs_table = rung.kl == "exact" or rung.objective == "exact"
         table = enumerate_outcomes_hf(model, self._prompts, self._outputs) if needs_table else None
         table_adv = None
-        if rung.objective == "exact":
-            table_adv = _paper_advantage(self._reward_outcomes, self._p_old.unsqueeze(1), LADDER_PAPER_EPS)
+        if rung.objective == "exact":  # Eq. 3 at the exact p_old, or at the group's p_hat (the grid's exact-exact_p)
+            table_adv = _paper_advantage(self._reward_outcomes, p_used.unsqueeze(1), LADDER_PAPER_EPS)
         return ladder_loss(
             rung,
             beta=self.beta,
@@ -273,17 +292,25 @@ class _LadderMixin:
         )
 
 
-def make_ladder_trainer(setup: TRLSetup, rung: Rung, *, seed: int, reward_log: list | None = None):
-    """TRL's GRPOTrainer for one rung: TRL's own for rung 0, the ladder's subclass (:func:`ladder_loss`) above it.
-    Every rung is beta = 2 and clip range 1e3 on TRL's side; ``use_bias_correction_kl`` is TRL's default (True)."""
+def make_ladder_trainer(
+    setup: TRLSetup, rung: Rung, *, seed: int, reward_log: list | None = None, book_loss: bool = False
+):
+    """TRL's GRPOTrainer for one rung: TRL's own for rung 0, the ladder's subclass (:func:`ladder_loss`) above it
+    (and on rung 0 too with ``book_loss``: the same loss by the book's code, a placebo). Every rung is beta = 2 and
+    clip range 1e3 on TRL's side; ``use_bias_correction_kl`` is TRL's default (True) unless the rung's k3 is
+    unweighted."""
     from trl import GRPOTrainer
 
     trainer = make_trainer(
-        setup, TRLRun(rung.key, BETA, CLIP), reward_log=reward_log, seed=seed, use_bias_correction_kl=True
+        setup,
+        TRLRun(rung.key, BETA, CLIP),
+        reward_log=reward_log,
+        seed=seed,
+        use_bias_correction_kl=rung.kl_weight == "ratio",
     )
     cls = type("LadderGRPOTrainer", (_LadderMixin, GRPOTrainer), {})
     trainer.__class__ = cls
-    trainer._ladder_init(rung, setup)
+    trainer._ladder_init(rung, setup, book_loss)
     return trainer
 
 
@@ -295,10 +322,10 @@ def theory_parameters(rung: Rung, G: int) -> tuple[float, float]:
     return BETA, LADDER_PAPER_EPS
 
 
-def run_rung(setup: TRLSetup, rung: Rung, seed: int) -> dict:
+def run_rung(setup: TRLSetup, rung: Rung, seed: int, *, book_loss: bool = False) -> dict:
     """One rung at one seed from pi_ref: per prompt the measured p_n and successes k_n; the inner losses."""
     log: list = []
-    trainer = make_ladder_trainer(setup, rung, seed=seed, reward_log=log)
+    trainer = make_ladder_trainer(setup, rung, seed=seed, reward_log=log, book_loss=book_loss)
     m = train_measured(trainer, setup, log)
     return {
         "seed": seed,

@@ -161,7 +161,8 @@ def test_the_cached_full_ladder_has_the_schema_versions_and_seeds():
     assert result["trainer"] == "trl-ladder" and result["config"] == "full" and result["beta"] == tl.BETA
     assert [r["key"] for r in result["rungs"]] == [r.key for r in tl.LADDER]
     for rung, ref in zip(result["rungs"], tl.LADDER, strict=True):
-        assert {k: rung[k] for k in asdict(ref)} == asdict(ref)
+        # the cached ladder predates the grid's two k3 knobs (weighting, numerics); the ladder keeps them at TRL's
+        assert {k: rung.get(k, getattr(tl.LADDER[0], k)) for k in asdict(ref)} == asdict(ref)
         seeds = list(tl.LADDER_SEEDS) if ref.uses_samples else [tl.LADDER_SEEDS[0]]
         assert [run["seed"] for run in rung["runs"]] == seeds
     assert "CPU" in result["hardware"] or "GPU" in result["hardware"]
