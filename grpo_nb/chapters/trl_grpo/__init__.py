@@ -13,6 +13,9 @@ each checked by running TRL's own code, and the cached TRL runs against the recu
   :mod:`~grpo_nb.chapters.trl_grpo.beta_zero`;
 * "Why TRL leaves the recursion: one knob at a time": :mod:`~grpo_nb.chapters.trl_grpo.ladder` (the ablation
   ladder), which the chapter reads as ``checks.ladder``;
+* "What breaks amplification: one knob against a fixed baseline": :mod:`~grpo_nb.chapters.trl_grpo.knob_grid` (the
+  knob grid, read as ``checks.knob_grid``) and :mod:`~grpo_nb.chapters.trl_grpo.k3_numerics` (k3's float32
+  cancellation in TRL's own loss, read as ``checks.k3_numerics``);
 * "When TRL follows the recursion, and when it cannot": :mod:`~grpo_nb.chapters.trl_grpo.follows_recursion`;
 * "In practice: what this book suggests for TRL users": :mod:`~grpo_nb.chapters.trl_grpo.in_practice`.
 
@@ -22,7 +25,7 @@ the book's side of its comparison (a module-level name of its own module) when i
 (as the tests do), replace the name in that module.
 """
 
-from grpo_nb.chapters.trl_grpo import ladder
+from grpo_nb.chapters.trl_grpo import k3_numerics, knob_grid, ladder
 from grpo_nb.chapters.trl_grpo.advantage_probe import (
     BOOK_ADVANTAGES,
     Probe,
@@ -90,6 +93,8 @@ __all__ = [
     "KnobCheck",
     "KnobTable",
     "ladder",
+    "k3_numerics",
+    "knob_grid",
     "LOSS_TYPES",
     "MuCheck",
     "OLD_LOGPS_CASES",
