@@ -30,7 +30,7 @@ import time
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
-from grpo_nb.trl_adapters.ladder import BETA, CLIP, LADDER, Rung, run_rung, theory_parameters
+from grpo_nb.trl_adapters.ladder import BETA, CLIP, LADDER, Rung, pool_runs, run_rung, theory_parameters
 from grpo_nb.trl_adapters.trainer import TRL_CONFIGS, TRLRun, TRLRunConfig, predictions, prepare_trl, versions
 
 __all__ = ["GRID", "GRID_CONFIGS", "GRID_SEEDS", "Cell", "merge_grids", "run_grid"]
@@ -166,31 +166,16 @@ def run_grid(
 def merge_grids(results: list[dict]) -> dict:
     """One grid from several made with different seeds or cells (parallel processes) from the same pi_ref: each
     cell's runs in seed order. ValueError when the configurations, p_ref or versions differ."""
-    if not results:
-        raise ValueError("results=[] is empty; valid: one or more grid summaries")
-    first = results[0]
-    for other in results[1:]:
-        for key in ("config", "trl_config", "p_ref", "versions"):
-            if other[key] != first[key]:
-                raise ValueError(f"{key} differs between the grids; valid: grids from the same configuration")
-    by_key: dict[str, dict] = {}
-    for res in results:
-        for cell in res["cells"]:
-            if cell["key"] in by_key:
-                by_key[cell["key"]]["runs"].extend(cell["runs"])
-            else:
-                by_key[cell["key"]] = cell | {"runs": list(cell["runs"])}
-    order = [c.key for c in GRID]
     cells = []
-    for key in sorted(by_key, key=order.index):
-        cell = by_key[key] | {"book_loss": by_key[key].get("book_loss", False)}  # absent: made before the placebo
+    for cell in pool_runs(results, "cells", [c.key for c in GRID], "grid").values():
+        cell["book_loss"] = cell.get("book_loss", False)  # absent: a grid made before the placebo existed
         unique = {run["seed"]: run for run in cell["runs"]}
         cell["runs"] = [unique[s] for s in sorted(unique)]
         if not Rung(**cell["rung"]).uses_samples:  # the same run at every seed: keep one, the first seed's
             cell["runs"] = cell["runs"][:1]
         cells.append(cell)
     seeds = sorted({s for res in results for s in res["seeds"]})
-    return first | {
+    return results[0] | {
         "cells": cells,
         "seeds": seeds,
         "wall_s": sum(r["wall_s"] for r in results),

@@ -61,6 +61,7 @@ __all__ = [
     "LossAgreement",
     "loss_agreement",
     "merge_ladders",
+    "pool_runs",
     "run_ladder",
     "run_rung",
 ]
@@ -389,27 +390,33 @@ def _hardware() -> str:
     return describe(torch.device("cpu"))
 
 
-def merge_ladders(results: list[dict]) -> dict:
-    """One ladder from several made with different seeds or rungs (parallel processes) from the same pi_ref:
-    the runs of each rung, in seed order. ValueError when the configurations or p_ref differ."""
+def pool_runs(results: list[dict], part: str, order: list[str], what: str) -> dict[str, dict]:
+    """The entries of ``part`` (``"rungs"`` or ``"cells"``) of several summaries made from the same pi_ref (parallel
+    processes), by key in ``order``, each with the runs of every summary joined. ValueError when ``results`` is empty
+    or their configuration, p_ref or versions differ (``what``, "ladder" or "grid", names them in the message)."""
     if not results:
-        raise ValueError("results=[] is empty; valid: one or more ladder summaries")
+        raise ValueError(f"results=[] is empty; valid: one or more {what} summaries")
     first = results[0]
-    merged = {k: v for k, v in first.items() if k != "rungs"} | {"rungs": []}
     for other in results[1:]:
         for key in ("config", "trl_config", "p_ref", "versions"):
             if other[key] != first[key]:
-                raise ValueError(f"{key} differs between the ladders; valid: ladders from the same configuration")
+                raise ValueError(f"{key} differs between the {what}s; valid: {what}s from the same configuration")
     by_key: dict[str, dict] = {}
     for res in results:
-        for rung in res["rungs"]:
-            if rung["key"] in by_key:
-                by_key[rung["key"]]["runs"].extend(rung["runs"])
+        for entry in res[part]:
+            if entry["key"] in by_key:
+                by_key[entry["key"]]["runs"].extend(entry["runs"])
             else:
-                by_key[rung["key"]] = rung | {"runs": list(rung["runs"])}
-    order = [r.key for r in LADDER]
-    for key in sorted(by_key, key=order.index):
-        rung = by_key[key]
+                by_key[entry["key"]] = entry | {"runs": list(entry["runs"])}
+    return {key: by_key[key] for key in sorted(by_key, key=order.index)}
+
+
+def merge_ladders(results: list[dict]) -> dict:
+    """One ladder from several made with different seeds or rungs (parallel processes) from the same pi_ref:
+    the runs of each rung, in seed order. ValueError when the configurations or p_ref differ."""
+    pooled = pool_runs(results, "rungs", [r.key for r in LADDER], "ladder")
+    merged = {k: v for k, v in results[0].items() if k != "rungs"} | {"rungs": []}
+    for rung in pooled.values():
         rung["runs"].sort(key=lambda run: run["seed"])
         if rung["objective"] != "sampled":  # the same run at every seed: keep one, the first seed's
             rung["runs"] = rung["runs"][:1]
