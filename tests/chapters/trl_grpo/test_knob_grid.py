@@ -202,3 +202,7 @@ def test_the_cached_grid_has_the_schema_seeds_versions_and_machine():
         seeds = list(tg.GRID_SEEDS) if ref.rung.uses_samples else [tg.GRID_SEEDS[0]]
         assert [run["seed"] for run in cell["runs"]] == seeds
     assert "CPU" in result["hardware"] and {"trl", "transformers", "torch"} <= set(result["versions"])
+    first = {run["seed"]: run["group_successes"] for run in result["cells"][0]["runs"]}  # rung 0's first generation
+    for cell in result["cells"]:  # "a cell and its baseline at one seed draw the same first generation"
+        for run in cell["runs"] if len(cell["runs"]) > 1 else ():
+            assert [row[0] for row in run["group_successes"]] == [row[0] for row in first[run["seed"]]]
