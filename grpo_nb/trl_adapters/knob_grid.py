@@ -167,7 +167,7 @@ def merge_grids(results: list[dict]) -> dict:
     """One grid from several made with different seeds or cells (parallel processes) from the same pi_ref: each
     cell's runs in seed order. ValueError when the configurations, p_ref or versions differ."""
     cells = []
-    for cell in pool_runs(results, "cells", [c.key for c in GRID], "grid").values():
+    for cell in pool_runs(results, "cells", [c.key for c in GRID], what="grid").values():
         cell["book_loss"] = cell.get("book_loss", False)  # absent: a grid made before the placebo existed
         unique = {run["seed"]: run for run in cell["runs"]}
         cell["runs"] = [unique[s] for s in sorted(unique)]

@@ -390,7 +390,7 @@ def _hardware() -> str:
     return describe(torch.device("cpu"))
 
 
-def pool_runs(results: list[dict], part: str, order: list[str], what: str) -> dict[str, dict]:
+def pool_runs(results: list[dict], part: str, order: list[str], *, what: str) -> dict[str, dict]:
     """The entries of ``part`` (``"rungs"`` or ``"cells"``) of several summaries made from the same pi_ref (parallel
     processes), by key in ``order``, each with the runs of every summary joined. ValueError when ``results`` is empty
     or their configuration, p_ref or versions differ (``what``, "ladder" or "grid", names them in the message)."""
@@ -414,7 +414,7 @@ def pool_runs(results: list[dict], part: str, order: list[str], what: str) -> di
 def merge_ladders(results: list[dict]) -> dict:
     """One ladder from several made with different seeds or rungs (parallel processes) from the same pi_ref:
     the runs of each rung, in seed order. ValueError when the configurations or p_ref differ."""
-    pooled = pool_runs(results, "rungs", [r.key for r in LADDER], "ladder")
+    pooled = pool_runs(results, "rungs", [r.key for r in LADDER], what="ladder")
     merged = {k: v for k, v in results[0].items() if k != "rungs"} | {"rungs": []}
     for rung in pooled.values():
         rung["runs"].sort(key=lambda run: run["seed"])
