@@ -111,8 +111,6 @@ def slope_table(p: np.ndarray, G: int) -> Table:
     p = np.asarray(p, dtype=float)
     group = finite_group_gap(p, G, "grpo", eps=None, form="trl")
     none = finite_group_gap(p, G, "dr_grpo")
-    rows = [
-        [f"{q:.3f}", g, limit_gap(q, "std"), n, 1.0] for q, g, n in zip(p, group, none, strict=True)
-    ]
+    rows = [[f"{q:.3f}", g, limit_gap(q, "std"), n, 1.0] for q, g, n in zip(p, group, none, strict=True)]
     headers = ["p", f"group, G = {G}", "group, G → ∞", f"none, G = {G}", "none, G → ∞"]
     return Table(headers, rows, fmt=".3g")

@@ -80,9 +80,7 @@ def first_step_run(*, seed: int = 0) -> FirstStep:
     trainer = make_trainer(setup, TRLRun("first step", 0.0, 0.2), reward_log=log, seed=seed, max_grad_norm=1e9)
     measured = train_measured(trainer, setup, log)
     logged = trainer.state.log_history[0]
-    return FirstStep(
-        float(logged["loss"]), float(logged["grad_norm"]), measured.p[0], measured.p[1], measured.k[0]
-    )
+    return FirstStep(float(logged["loss"]), float(logged["grad_norm"]), measured.p[0], measured.p[1], measured.k[0])
 
 
 @dataclass(frozen=True)
