@@ -16,8 +16,9 @@ softmax policy exactly and returns E_{o~pi}[grad of the estimator's loss term] f
 an estimate: in the loss with the sample's log-probability differentiated ("loss": k3 there has the gradient of the
 forward KL(pi_ref || pi), not of KL(pi || pi_ref)), multiplied by the importance ratio pi_theta / pi_old at
 pi_old = pi ("ratio_weighted", TRL's ``use_bias_correction_kl``: the gradient of E_pi[estimate]), or subtracted from
-the reward as a detached penalty ("reward", a score-function term). :func:`softmax_kl_gradients` gives the two
-KL directions' exact gradients to compare with.
+the reward as a detached penalty ("reward", a score-function term); :func:`score_weight` is the weight of
+grad log pi(o) at one sample in each placement. :func:`softmax_kl_gradients` gives the two KL directions' exact
+gradients to compare with.
 
 This module is the one numpy home of these formulas; the toy LM's torch versions
 (``grpo_nb.toylm.grpo.k3_kl`` and its exact sequence KL) are tested against it. Kernels: arrays of log-probabilities
@@ -28,7 +29,15 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["categorical_kl", "expected_estimator_gradient", "k1", "k2", "k3", "softmax_kl_gradients"]
+__all__ = [
+    "categorical_kl",
+    "expected_estimator_gradient",
+    "k1",
+    "k2",
+    "k3",
+    "score_weight",
+    "softmax_kl_gradients",
+]
 
 
 #: The kernels of this module: public, vectorised and fast, they do not validate their input (their callers do).
@@ -104,20 +113,39 @@ def expected_estimator_gradient(logits: object, log_ref: object, estimator: str,
     Returns the gradient of the term to be *minimised*, shape of ``logits``. Raises ValueError for an unknown
     estimator or placement, or for arrays of different shapes.
     """
+    _check_estimator_placement(estimator, placement)
+    log_pi, log_ref = _softmax_pair(logits, log_ref)
+    pi = np.exp(log_pi)
+    w = pi * score_weight(log_pi, log_ref, estimator, placement=placement)
+    return w - pi * w.sum()
+
+
+def _check_estimator_placement(estimator: str, placement: str) -> None:
     if estimator not in _ESTIMATORS:
         raise ValueError(f"estimator={estimator!r} is not one of {sorted(_ESTIMATORS)}")
     if placement not in _PLACEMENTS:
         raise ValueError(f"placement={placement!r} is not one of {list(_PLACEMENTS)}")
-    log_pi, log_ref = _softmax_pair(logits, log_ref)
-    pi = np.exp(log_pi)
-    d = log_ref - log_pi
-    weight = {
+
+
+def score_weight(logp: object, logp_ref: object, estimator: str, *, placement: str) -> np.ndarray:
+    """The weight of grad log pi(o) in the gradient of an estimator's term at a sampled answer or token o, with
+    d = log pi_ref(o) - log pi(o) and k' = dk/dlog pi(o) (:func:`expected_estimator_gradient` averages it over o):
+    ``"loss"``: k'(d) (k3: 1 - e^d); ``"ratio_weighted"``, the term times pi_theta/pi_old at pi_old = pi, whose
+    derivative is the ratio, 1: k + k' (k3: e^d - d - 1 + 1 - e^d = -d, k1's value); ``"reward"``: k.
+
+    The term is the one to be minimised; for a loss that adds beta k(o) per token and divides by a token count N,
+    d loss / d log pi(o) = beta ``score_weight`` / N (chapter "Questions from the trackers", silent groups with
+    beta > 0). Elementwise over arrays of log-probabilities that broadcast; ValueError for an unknown estimator or
+    placement or a NaN."""
+    _check_estimator_placement(estimator, placement)
+    d = _log_ratio(logp, logp_ref)
+    if np.isnan(d).any():
+        raise ValueError(f"logp={logp!r}, logp_ref={logp_ref!r} contain NaN; valid values are log-probabilities")
+    return {
         "loss": _ESTIMATOR_SLOPES[estimator](d),
-        "ratio_weighted": _ESTIMATORS[estimator](log_pi, log_ref) + _ESTIMATOR_SLOPES[estimator](d),
-        "reward": _ESTIMATORS[estimator](log_pi, log_ref),
+        "ratio_weighted": _ESTIMATORS[estimator](logp, logp_ref) + _ESTIMATOR_SLOPES[estimator](d),
+        "reward": _ESTIMATORS[estimator](logp, logp_ref),
     }[placement]
-    w = pi * weight
-    return w - pi * w.sum()
 
 
 def softmax_kl_gradients(logits: object, log_ref: object) -> tuple[np.ndarray, np.ndarray]:

@@ -14,7 +14,9 @@ Algorithm 1 estimates p_{n-1} by p_hat = k/G from a group of G answers and maxim
   (p_hat = p_old) C = 1/sqrt(v + eps) and this is Theorem 2, logit h(p) = a + 1/(beta sqrt(v + eps));
 * mu inner gradient-ascent steps of size lr on the two logits move z by 2 lr v(z)(C - beta(z - a)) each
   (Algorithm 1's inner loop, exactly);
-* a group with k = 0 or k = G has v_hat = 0, hence C = 0: no signal, only the KL term acts.
+* a group with k = 0 or k = G has v_hat = 0, hence C = 0: no signal, only the KL term acts. Such a group (a *silent*
+  one) comes with probability p^G + (1 - p)^G (:func:`silent_group_probability`; its complement, accurate near p = 0
+  and 1, is :func:`mixed_group_probability`).
 
 So z_n = T(z_{n-1}, K_n) with K_n ~ Binomial(G, p_{n-1}): a Markov chain. Its expected step is a finite sum over
 k (:func:`expected_map`); averaged over k, E[C] = rho_G(p) / sqrt(v + eps) with the **signal retention**
@@ -63,7 +65,9 @@ __all__ = [
     "expected_map_orbits",
     "finite_group_law",
     "group_tilt",
+    "mixed_group_probability",
     "signal_retention",
+    "silent_group_probability",
     "simulate_chain",
     "step_logits",
 ]
@@ -223,6 +227,32 @@ def signal_retention(p: object, G: int, eps: object) -> np.ndarray | float:
     tilt = group_tilt(z, k, G, eps=eps_f)
     exact = np.asarray(weight_scale(p_arr, eps_f))
     out = np.sum(binom.pmf(k, G, p_arr[..., None]) * tilt, axis=-1) / exact
+    return float(out) if out.ndim == 0 else out
+
+
+def _check_group_p(p: object, G: object) -> tuple[np.ndarray, int]:
+    G = check_positive_int("G", G, minimum=2)
+    return check_p(p, np.asarray(1.0), name="p").astype(float), G  # any eps > 0: p = 0 and p = 1 are allowed
+
+
+def silent_group_probability(p: object, G: int) -> np.ndarray | float:
+    """The probability that a group of G answers is silent (all its 0/1 rewards equal, so its group-centred advantage
+    is 0): with the answers' rewards i.i.d. Bernoulli(p), all G are 1 with probability p^G and all are 0 with
+    probability (1 - p)^G, two disjoint events, so P(silent) = p^G + (1 - p)^G. Vectorised over p in [0, 1], G >= 2.
+    Its complement, accurate where it is small, is :func:`mixed_group_probability`. Used by the chapters "Group size"
+    (groups without signal) and "Questions from the trackers" (silent groups, how many generations per prompt)."""
+    p_arr, G = _check_group_p(p, G)
+    out = p_arr**G + (1.0 - p_arr) ** G
+    return float(out) if out.ndim == 0 else out
+
+
+def mixed_group_probability(p: object, G: int) -> np.ndarray | float:
+    """1 - P(silent) = 1 - p^G - (1 - p)^G (:func:`silent_group_probability`), the probability that a group of G
+    holds both rewards, computed without cancellation: with m = min(p, 1 - p) (the expression is symmetric in p and
+    1 - p), 1 - (1 - m)^G = -expm1(G log1p(-m)), from which m^G is subtracted. Vectorised over p in [0, 1], G >= 2."""
+    p_arr, G = _check_group_p(p, G)
+    m = np.minimum(p_arr, 1.0 - p_arr)
+    out = -np.expm1(G * np.log1p(-m)) - m**G
     return float(out) if out.ndim == 0 else out
 
 

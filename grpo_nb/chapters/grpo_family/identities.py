@@ -24,6 +24,7 @@ from grpo_nb.chapters.grpo_family.tolerances import TOL
 from grpo_nb.constants import PAPER_EPS
 from grpo_nb.report import Table, bound
 from grpo_nb.tabular.token_policy import TokenPolicy, flat_gradient, kl_term, success
+from grpo_nb.ustat.finite_group import silent_group_probability
 
 __all__ = [
     "PAIR_SCALE",
@@ -45,8 +46,9 @@ def rloo_factor(G: int) -> float:
 
 
 def silent_probability(p: np.ndarray, G: int) -> np.ndarray:
-    """The book's statement: a group of G answers is silent (all rewards equal) with probability p^G + (1 - p)^G."""
-    return p**G + (1 - p) ** G
+    """The book's statement: a group of G answers is silent (all rewards equal) with probability p^G + (1 - p)^G
+    (its home, :func:`grpo_nb.ustat.finite_group.silent_group_probability`)."""
+    return silent_group_probability(p, G)
 
 
 #: The book's statement of the constant c in A = c (r_1 - r_2) (1, -1) at G = 2, per method (eps: the paper's 1e-5).
