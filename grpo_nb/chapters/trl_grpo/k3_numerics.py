@@ -25,24 +25,34 @@ __all__ = ["Cancellation", "GradientError", "cancellation", "gradient_error", "m
 
 def trl_k3_values(probe, d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """TRL's per-token k3 and the exact k3 (float64) for the log-ratios ``d`` (any number: the probe's completion
-    tokens take them in turn, a batch's worth at a time). Returns (TRL's values, exact values)."""
+    tokens take them in turn, a batch's worth at a time). Returns (TRL's values, exact values).
+
+    TRL's loss keeps one token at a time in the completion mask; the policy's log-probabilities are held at the
+    probe's (TRL's forward pass is replaced by them), because TRL builds the attention mask from the completion mask
+    and a forward pass with one token kept would give the other tokens other log-probabilities than the ``d`` was
+    set against."""
     logp = probe.logp
     mask = probe.inputs["completion_mask"]
     cells = torch.nonzero(mask, as_tuple=False).tolist()
     d = np.asarray(d, dtype=float).ravel()
     trl_vals, d_seen = [], []
-    for start in range(0, d.size, len(cells)):
-        chunk = d[start : start + len(cells)]
-        shift = torch.zeros_like(logp)
-        for (i, j), x in zip(cells, chunk, strict=False):
-            shift[i, j] = float(x)
-        ref = logp + shift
-        for i, j in cells[: chunk.size]:
-            one = torch.zeros_like(mask)
-            one[i, j] = 1
-            probe.loss(ref_per_token_logps=ref, old_per_token_logps=logp, completion_mask=one)
-            trl_vals.append(probe.logged("kl"))
-            d_seen.append(float((ref[i, j] - logp[i, j]).item()))  # TRL's own float32 subtraction
+    trainer = probe.trainer
+    trainer._get_per_token_logps_and_entropies = lambda *args, **kwargs: (logp, torch.zeros_like(logp), None)
+    try:
+        for start in range(0, d.size, len(cells)):
+            chunk = d[start : start + len(cells)]
+            shift = torch.zeros_like(logp)
+            for (i, j), x in zip(cells, chunk, strict=False):
+                shift[i, j] = float(x)
+            ref = logp + shift
+            for i, j in cells[: chunk.size]:
+                one = torch.zeros_like(mask)
+                one[i, j] = 1
+                probe.loss(ref_per_token_logps=ref, old_per_token_logps=logp, completion_mask=one)
+                trl_vals.append(probe.logged("kl"))
+                d_seen.append(float((ref[i, j] - logp[i, j]).item()))  # TRL's own float32 subtraction
+    finally:
+        del trainer._get_per_token_logps_and_entropies
     d64 = np.asarray(d_seen, dtype=float)
     return np.asarray(trl_vals), k3(np.zeros_like(d64), d64)
 
