@@ -44,6 +44,7 @@ LONGEST_FIRST = (  # test files under tests/chapters/ and book/, longest first
     "parametric_grpo.ipynb",
     "test_chapter_seeds.py",
     "test_chapter_seeds_trl_grpo.py",
+    "test_chapter_seeds_tracker_questions.py",
     "test_colab_path.py",
 )
 BOOK = ROOT / "book"

@@ -30,8 +30,10 @@ import nbformat
 
 from tests.book_layout import ROOT
 
-TORCH_CHAPTERS = ("parametric_grpo", "trl_grpo", "group_size")  # chapters whose outputs come from torch
-SEEDED_CHAPTERS = ("parametric_grpo", "trl_grpo")  # torch chapters whose every later cell depends on SEED
+# chapters whose outputs come from torch
+TORCH_CHAPTERS = ("parametric_grpo", "trl_grpo", "tracker_questions", "group_size")
+# torch chapters whose every later cell depends on SEED
+SEEDED_CHAPTERS = ("parametric_grpo", "trl_grpo", "tracker_questions")
 CELL_TIMEOUT_S = 600  # per cell, well above the slowest cell of the book: a hung cell fails with its source
 PLUGINS = ("nbval_widgets.py", "nbval_run_checks.py")  # tests/: the nbval plugins of a run in an empty folder
 

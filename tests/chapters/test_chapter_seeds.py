@@ -11,7 +11,7 @@ cells tagged ``seeded`` here (its toy-LM run and its Monte Carlo draws; the rest
 seeds by the committed seed sweep (``tests/chapters/test_seed_sweep.py``). A
 fixture notebook whose assert holds at seed 0 only fails this check.
 
-The seed runs of the two longer chapters sit in files of their own (``SPLIT``), so that they spread over the
+The seed runs of the seeded chapters sit in files of their own (``SPLIT``), so that they spread over the
 test workers.
 """
 
@@ -28,6 +28,7 @@ SEEDS = (1, 2, 3, 4)
 SPLIT = {
     "parametric_grpo": ("test_chapter_seeds_parametric_grpo_a.py", "test_chapter_seeds_parametric_grpo_b.py"),
     "trl_grpo": ("test_chapter_seeds_trl_grpo.py",),
+    "tracker_questions": ("test_chapter_seeds_tracker_questions.py",),
 }
 FRAGILE = ROOT / "tests" / "fixtures" / "notebooks" / "seed_fragile.json"  # not .ipynb: nbval would collect it
 

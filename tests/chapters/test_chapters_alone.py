@@ -7,7 +7,7 @@ last place off (``tests/chapters/chapter_runs.py``). nbval compares every output
 number that depends on rounding, on the CPU or on the thread count fails here, and so does a chapter that reads a
 file the package does not ship. The README's run checks the same chapters under the default settings.
 
-The two chapters that sample with torch from their first cells (``chapter_runs.SEEDED_CHAPTERS``) run
+The chapters that sample with torch from their first cells (``chapter_runs.SEEDED_CHAPTERS``) run
 alone in the same way in ``test_chapter_seeds*.py``, at four other seeds: one run there is both checks, so
 they are not run again here.
 
