@@ -15,7 +15,7 @@ from matplotlib.figure import Figure
 
 from grpo_nb.family.length_bias import Trajectory
 
-__all__ = ["LINE_STYLES", "draw_length_drift"]
+__all__ = ["LINE_STYLES", "plot_length_drift"]
 
 #: (colour, line style) per loss type: the two without bias dashed and dotted, so that both show where they coincide.
 LINE_STYLES: dict[str, tuple[str, str]] = {
@@ -27,7 +27,7 @@ LINE_STYLES: dict[str, tuple[str, str]] = {
 }
 
 
-def draw_length_drift(trajectories: Mapping[str, Trajectory]) -> Figure:
+def plot_length_drift(trajectories: Mapping[str, Trajectory]) -> Figure:
     """Two panels, wrong answers and right answers: E[L | r] against the success probability p along each
     trajectory of ``trajectories`` (one per loss type, its key the legend's label)."""
     fig, axes = plt.subplots(1, 2, figsize=(6.8, 3.4), sharex=True)

@@ -145,12 +145,12 @@ def test_a_wrong_mechanism_fails(monkeypatch) -> None:
 
 
 def test_the_claims_hold_over_many_steps_and_the_figure_draws_them(monkeypatch) -> None:
-    from grpo_nb.plots.length_bias import draw_length_drift
+    from grpo_nb.plots.length_bias import plot_length_drift
 
     monkeypatch.setattr(lb, "TRAJECTORY_STEPS", (0.5, 30))
     check = lb.trajectory_check()
     assert check.passed and list(check.trajectories) == list(lb.LOSS_TYPES)
-    fig = draw_length_drift(check.trajectories)
+    fig = plot_length_drift(check.trajectories)
     assert len(fig.axes) == 2 and all(len(ax.lines) == 5 for ax in fig.axes)
     monkeypatch.setitem(lb.BOOK_CLAIMS, "luspo", lb.LengthClaim("longer", "shorter", None))  # a wrong claim fails
     assert lb.trajectory_check().failed == ("luspo",)
