@@ -72,6 +72,7 @@ __all__ = [
     "advantage_given_reward",
     "answer_factor",
     "answers",
+    "batch_orders",
     "conditional_mean_length",
     "conditional_mean_length_gradient",
     "expected_ascent",
@@ -346,6 +347,22 @@ def _micro_batch_tokens(lengths: np.ndarray, order: tuple[int, ...], m: int) -> 
     return lengths @ same.astype(float)
 
 
+def batch_orders(batching: Batching, n_answers: int, *, limit: int, remedy: str) -> list[tuple[int, ...]]:
+    """The orders in which a generation batch's answers reach the micro-batches, for an enumeration over every batch:
+    every permutation where TRL's shuffle can put answers of different groups in one micro-batch (more than one group
+    and 1 < m < B), else the batch as generated. ValueError naming ``batching`` when ``n_answers``**B batches times
+    the orders exceed ``limit`` (``remedy`` says what to use instead)."""
+    B, m = batching.generation_batch, batching.micro_batch
+    mixes = batching.groups > 1 and 1 < m < B
+    orders = list(itertools.permutations(range(B))) if mixes else [tuple(range(B))]
+    if n_answers**B * len(orders) > limit:
+        raise ValueError(
+            f"batching={batching!r} is out of range for enumeration: {n_answers}**{B} batches x {len(orders)} "
+            f"shuffles; valid: at most {limit} ({remedy})"
+        )
+    return orders
+
+
 def expected_ascent_enumerated(
     policy: LengthPolicy, batching: Batching, weight: AnswerWeight, *, form: str = "trl"
 ) -> np.ndarray:
@@ -355,13 +372,7 @@ def expected_ascent_enumerated(
     weight = _check_weight(weight)
     ans = answers(policy)
     N, B, G, m = ans.prob.size, batching.generation_batch, batching.group_size, batching.micro_batch
-    mixes = batching.groups > 1 and 1 < m < B
-    orders = list(itertools.permutations(range(B))) if mixes else [tuple(range(B))]
-    if N**B * len(orders) > MAX_ENUMERATED:
-        raise ValueError(
-            f"batching={batching!r} is out of range for enumeration: {N}**{B} batches x {len(orders)} shuffles; "
-            f"valid: at most {MAX_ENUMERATED} (use expected_ascent)"
-        )
+    orders = batch_orders(batching, N, limit=MAX_ENUMERATED, remedy="use expected_ascent")
     idx = np.array(list(itertools.product(range(N), repeat=B)), dtype=int).reshape(-1, B)
     prob = ans.prob[idx].prod(axis=1)
     adv = group_advantage(ans.reward[idx].reshape(-1, G), form).reshape(idx.shape)

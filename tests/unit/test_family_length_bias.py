@@ -166,3 +166,11 @@ BAD = [
 def test_bad_input_names_the_parameter(call, name: str) -> None:
     with pytest.raises(ValueError, match=name):
         call()
+
+
+def test_batch_orders_shuffle_only_where_a_micro_batch_can_mix_groups_and_refuse_too_many():
+    assert lb.batch_orders(lb.Batching(2, 2, 1), 3, limit=10**6, remedy="r") == [(0, 1)]  # one group: no shuffle
+    assert len(lb.batch_orders(lb.Batching(2, 1, 2), 3, limit=10**6, remedy="r")) == 1  # m = 1: nothing to mix
+    assert len(lb.batch_orders(lb.Batching(2, 2, 2), 3, limit=10**6, remedy="r")) == 24  # 2 groups, m = 2 of B = 4
+    with pytest.raises(ValueError, match="batching=.*at most 100 \\(use another\\)"):
+        lb.batch_orders(lb.Batching(2, 2, 2), 3, limit=100, remedy="use another")

@@ -37,6 +37,7 @@ from grpo_nb.family.length_bias import (
     Trajectory,
     advantage_given_reward,
     answers,
+    batch_orders,
     expected_ascent,
     expected_trajectory,
     length_drift,
@@ -196,13 +197,7 @@ def trl_expected_ascent(
     ans = answers(policy)
     N, B, G, m = ans.prob.size, batching.generation_batch, batching.group_size, batching.micro_batch
     adv_rows = _trl_advantage_rows(probe, G)
-    mixes = batching.groups > 1 and 1 < m < B
-    orders = list(itertools.permutations(range(B))) if mixes else [tuple(range(B))]
-    if N**B * len(orders) > MAX_TRL_BATCHES:
-        raise ValueError(
-            f"batching={batching!r} is out of range: {N}**{B} batches x {len(orders)} shuffles; valid: at most "
-            f"{MAX_TRL_BATCHES} (TRL's loss runs in Python on each)"
-        )
+    orders = batch_orders(batching, N, limit=MAX_TRL_BATCHES, remedy="TRL's loss runs in Python on each")
     cache: dict[tuple, np.ndarray] = {}
     codes = encode_answers(policy)
     total = np.zeros(policy.params.size)
