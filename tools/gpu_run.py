@@ -12,14 +12,16 @@ Steps, each a process with its own timeout and log (under ``--work``, a temporar
   was made). TRL runs on the CPU, one thread, whatever the machine (``grpo_nb.trl_adapters.trainer``): on the CPU that
   made ``trl_full.json`` its SFT took 285 s and each of its three runs about 125 s, some 11 minutes in a row, more than
   the whole budget. So each run is a process of its own (``--runs``), all three started at once beside the GPU steps;
-  each makes the same seeded SFT (the script checks that every process has the same p_ref) and takes about 7 minutes.
+  each makes the same seeded SFT (the script checks that every process has the same p_ref) and takes about 7 minutes
+  on the CPU that made ``trl_full.json``; on an H200 machine's CPU (2026-11-27) none finished within its 470 s.
 
 The GPU steps run one after the other, the TRL processes beside them on other cores, so the whole run takes about as
-long as one TRL process; the timeouts (``TIMEOUT_S``) hold it under 8 minutes. The GPU steps' own time is estimated,
-not measured: ``grpo_nb.toylm.cost`` counts about 0.24 million kernel launches for ``quick`` and 0.58 million for
-``full``, a few seconds each at tens of microseconds per launch, plus each process's start and the CUDA tests (each
-of their two files trains ``quick`` once more): about 2 minutes in all. A step that fails or times out is reported
-and the others go on; the record then holds what was measured, and the script exits with 1.
+long as one TRL process; the timeouts (``TIMEOUT_S``) hold it under 8 minutes. The GPU steps' own time was
+estimated from ``grpo_nb.toylm.cost`` (about 0.24 million kernel launches for ``quick`` and 0.58 million for ``full``,
+a few seconds each at tens of microseconds per launch, plus each process's start and the CUDA tests, whose two files
+each train ``quick`` once more) at about 2 minutes; on an H200 (2026-11-27) they took 77 s. A step that fails or times
+out is reported (the record's ``failed_steps``) and the others go on; the record then holds what was measured, and the
+script exits with 1.
 
 The record follows :mod:`grpo_nb.toylm.gpu_run` (checked by ``validate_gpu_run`` before it is written): per run the
 wall time (SFT and every run of the configuration), the main run's time, the rollout throughput, and per prompt the
@@ -56,6 +58,9 @@ TRL_MAIN_RUN = "beta=2"  # the TRL run the chapter compares with the recursion
 BUDGET_S = 480  # the whole run: eight minutes
 TIMEOUT_S = {"cuda tests": 120, "book quick": 90, "book full": 180, "trl": BUDGET_S - 10}  # GPU lane: 390 s in all
 HEARTBEAT_S = 30
+# The CUDA tests need neither the book's nbval options (pyproject's addopts) nor the root conftest (it imports nbformat
+# for the chapter runs): a CUDA image holds torch and pytest, not the notebook stack.
+PYTEST_ALONE = ("-o", "addopts=", "--noconftest", "-p", "no:cacheprovider")
 TRL_LANE = "trl "  # a TRL lane's name: this prefix and the run's key
 OFFLINE = {"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "PYTHONUNBUFFERED": "1"}
 
@@ -117,7 +122,7 @@ def plan_lanes(device: str, dry_run: bool, work: Path) -> dict[str, list[Step]]:
     gpu_lane = [
         Step(
             "cuda tests",
-            [sys.executable, "-m", "pytest", *CUDA_TESTS, "-v", "-rs", "-p", "no:cacheprovider"],
+            [sys.executable, "-m", "pytest", *CUDA_TESTS, "-v", "-rs", *PYTEST_ALONE],
             TIMEOUT_S["cuda tests"],
             work / "cuda_tests.log",
         ),
@@ -349,6 +354,7 @@ def main(argv: list[str] | None = None) -> int:
     outcomes = run_lanes(lanes, child_env(args.device), start)
     record, problems = assemble(outcomes, lanes, args.device, date)
     failed = [f"{o.step.name}: {o.reason}" for o in outcomes.values() if not o.ok] + problems
+    record["failed_steps"] = failed
     if record["runs"]:
         validate_gpu_run(record)
         args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -10,6 +10,7 @@ The file's schema (``SCHEMA``), one record per run in ``runs``:
 
 - ``device`` (the GPU's name), ``torch``, ``cuda`` (versions), ``date`` (ISO date of the run), ``commit``;
 - ``cuda_tests``: ``passed``, ``failed``, ``skipped`` of the CUDA tests;
+- ``failed_steps`` (optional; absent means none): one line per step that did not finish, ``"<step>: <why>"``;
 - each run: ``trainer`` (``book`` or ``trl``), ``config``, ``wall_s`` (SFT and every GRPO run of the configuration),
   ``grpo_s`` (the main run alone), ``rollout_tokens_per_s`` (the sampled run's rollout throughput; ``None`` where no
   run samples through the book's rollout), ``n_prompts``, and over the main run's prompts the largest gap
@@ -47,6 +48,9 @@ def validate_gpu_run(record: dict) -> dict:
         raise ValueError(f"gpu_run record: missing field(s) {missing}; expected {list(TOP_KEYS)}")
     if record["schema"] != SCHEMA:
         raise ValueError(f"gpu_run record: schema={record['schema']!r}, expected {SCHEMA}")
+    failed_steps = record.get("failed_steps", [])
+    if not isinstance(failed_steps, list) or not all(isinstance(line, str) for line in failed_steps):
+        raise ValueError(f"gpu_run record: failed_steps={failed_steps!r}, expected a list of strings")
     if not record["runs"]:
         raise ValueError("gpu_run record: runs=[] holds no run; expected at least one")
     for i, run in enumerate(record["runs"]):

@@ -71,7 +71,7 @@ def test_the_dry_run_writes_a_valid_record_of_every_step(dry_run):
     for run in record["runs"]:
         assert run["wall_s"] >= run["grpo_s"] > 0
         assert max(run["max_gap_per_prompt"]) == run["max_gap"] >= run["median_max_gap"] >= 0
-    assert record["torch"] == torch.__version__ and record["commit"]
+    assert record["torch"] == torch.__version__ and record["commit"] and record["failed_steps"] == []
     tests = record["cuda_tests"]
     if not torch.cuda.is_available():
         assert tests["passed"] == tests["failed"] == 0 and tests["skipped"] > 0
@@ -120,6 +120,17 @@ def test_the_script_refuses_to_write_the_package_file_from_a_dry_run_or_to_run_o
 def test_the_cuda_tests_are_counted_from_pytest_s_verbose_log(script):
     log = "tests/unit/test_toylm_cuda.py::test_a PASSED [ 10%]\ntests/unit/test_toylm_cuda.py::test_b[sampled] SKIPPED"
     assert script.count_cuda_tests(log) == {"passed": 1, "failed": 0, "skipped": 1}
+
+
+def test_the_cuda_tests_run_without_the_notebook_stack(script):
+    """A CUDA image has torch and pytest but not nbval or nbformat: the step's pytest options must need neither (the
+    first GPU run failed at the root conftest's ``import nbformat``)."""
+    code = (
+        "import sys; sys.modules['nbformat'] = None; import pytest; "
+        f"sys.exit(pytest.main([*{list(script.CUDA_TESTS)!r}, *{list(script.PYTEST_ALONE)!r}, '-p', 'no:nbval', '-q']))"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
 
 
 def test_trl_processes_with_different_sfts_are_not_one_configuration(dry_run, script):

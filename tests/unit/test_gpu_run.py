@@ -48,6 +48,12 @@ def test_a_complete_record_passes_and_is_returned():
     assert validate_gpu_run(record) is record
 
 
+def test_failed_steps_is_optional_and_a_list_of_lines():
+    record = a_record()
+    record["failed_steps"] = ["trl full [beta=2]: timed out after 470 s"]
+    assert validate_gpu_run(record) is record
+
+
 @pytest.mark.parametrize("field", ["schema", "device", "torch", "cuda", "date", "commit", "cuda_tests", "runs"])
 def test_a_missing_top_level_field_is_named_with_what_was_expected(field):
     record = a_record()
@@ -71,6 +77,8 @@ def test_a_missing_run_field_is_named_with_its_run(field):
         (lambda r: r.update(runs=[]), r"runs=\[\] holds no run; expected at least one"),
         (lambda r: r["runs"][0].update(trainer="jax"), r"runs\[0\]\.trainer='jax', expected 'book' or 'trl'"),
         (lambda r: r["runs"][1].update(n_prompts=4), r"runs\[1\] has 3 per-prompt gaps for n_prompts=4"),
+        (lambda r: r.update(failed_steps="trl"), r"failed_steps='trl', expected a list of strings"),
+        (lambda r: r.update(failed_steps=[1]), r"failed_steps=\[1\], expected a list of strings"),
     ],
 )
 def test_a_wrong_value_is_named_with_its_value_and_what_was_expected(change, message):

@@ -67,9 +67,14 @@ def tiny_cuda_setup():
 
 @pytest.mark.parametrize("estimator", ["exact", "sampled"])
 def test_inner_steps_never_wait_for_the_gpu(tiny_cuda_setup, estimator):
-    """torch's sync debug mode warns at every synchronising call: their number must not grow with mu."""
+    """torch's sync debug mode warns at every synchronising call: their number must not grow with mu.
+
+    The first training call on a fresh process also pays one-time synchronisations (lazy CUDA and library set-up; on an
+    H200 the first of the two counts was one higher when nothing ran before it), so a call with mu = 1 runs first and
+    is not counted.
+    """
     counts = []
-    for mu in (2, 6):
+    for mu in (1, 2, 6):
         policy = copy.deepcopy(tiny_cuda_setup.ref_model).requires_grad_(True)
         gcfg = replace(TINY.grpo, n=1, mu=mu, estimator=estimator, kl="k3")
         gen = torch.Generator(device=tiny_cuda_setup.device).manual_seed(0)
@@ -81,7 +86,7 @@ def test_inner_steps_never_wait_for_the_gpu(tiny_cuda_setup, estimator):
             finally:
                 torch.cuda.set_sync_debug_mode("default")
         counts.append(sum("synchroniz" in str(w.message) for w in caught))
-    assert counts[0] == counts[1], counts
+    assert counts[1] == counts[2], counts
 
 
 def test_a_cpu_generator_is_refused_for_cuda_data(tiny_cuda_setup):
