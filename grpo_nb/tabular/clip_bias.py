@@ -1,0 +1,376 @@
+"""The clipping bias of GRPO under random rewards (Shao et al. 2025, arXiv 2506.10947, "spurious rewards"), exactly.
+
+One prompt, K answers, the softmax policy pi_theta = softmax(theta). An outer iteration samples a group of G answers
+o_1..o_G iid from pi_old = pi_theta, draws rewards r_i iid Bernoulli(q) *independent of the answers* (q = 1/2: a
+spurious reward), forms the group advantages A_i of :func:`grpo_nb.advantage.group_advantage` (form ``"paper"``,
+Eq. 4) and takes mu gradient-ascent steps of size lr on the clipped surrogate (GRPO-Clip, Mroueh 2025 §2) with two
+clip ranges,
+
+    J(theta) = (1/G) sum_i f(x_i, A_i),   x_i = pi_theta(o_i) / pi_old(o_i),
+    f(x, A)  = min(x A, clip(x, 1 - clip_low, 1 + clip_high) A),
+
+pi_old fixed during the mu steps. For A >= 0 only the upper bound can bind and for A < 0 only the lower one, so
+f(x, A) = f_{clip_high}(x, A) for A >= 0 and f_{clip_low}(x, A) for A < 0 with f_eps the symmetric term of
+:func:`grpo_nb.clipping.clipped_term` (:func:`asymmetric_clipped_term`). Its gradient in the logits is
+
+    grad J = (1/G) sum_i f'(x_i, A_i) x_i (e_{o_i} - pi_theta)        (dx/dtheta = x (e_o - pi_theta)),
+
+the REINFORCE form of :func:`grpo_nb.tabular.softmax_policy.reinforce_gradient` with the effective per-answer
+advantage sum_{i: o_i = o} f'(x_i, A_i) x_i (:func:`surrogate_gradient`).
+
+Four clip modes (:func:`clip_bounds`): ``"none"`` (clip_low = clip_high = inf), ``"symmetric"`` (eps, eps),
+``"high_only"`` (inf, eps: only the upper clip) and ``"low_only"`` (eps, inf).
+
+Why it is a question: given the answers, the rewards are exchangeable and the advantages sum to 0, so E[A_i | o] = 0.
+With mu = 1 the step is taken at x = 1, where no clip binds, and is linear in A: its expectation in the logits is
+exactly 0 and the expected change of the top answer's probability is O(lr^2). With mu > 1 the ratios leave 1, the
+clip freezes some samples' terms, and the expected change of the initially most likely answer's probability can take
+a sign.
+:func:`expected_top_mass_change` computes it *exactly*: a group is a multiset of G (answer, reward) pairs drawn iid
+from the 2K types with probabilities pi(o) q^r (1 - q)^(1-r), so the expectation is a finite sum over the
+comb(G + 2K - 1, G) multisets weighted by their multinomial probabilities (the multinomial coefficient counts the
+answer tuples and reward patterns that give the same update). :func:`random_reward_runs` is the seeded Monte Carlo
+counterpart over many outer iterations.
+"""
+
+from __future__ import annotations
+
+import math
+from itertools import combinations_with_replacement
+from typing import NamedTuple
+
+import numpy as np
+from scipy.special import gammaln, log_softmax, softmax
+
+from grpo_nb.advantage import group_advantage
+from grpo_nb.clipping import clipped_term, clipped_term_slope
+from grpo_nb.tabular.algorithm1 import sample_outcomes
+from grpo_nb.tabular.entropy import policy_entropy
+from grpo_nb.tabular.softmax_policy import reinforce_gradient
+from grpo_nb.validation import (
+    check_choice,
+    check_clip_eps,
+    check_logits,
+    check_open_interval,
+    check_positive_int,
+    check_ratio_advantage,
+    check_scalar,
+    scalar_or_array,
+)
+
+__all__ = [
+    "CLIP_MODES",
+    "MAX_TERMS",
+    "RandomRewardRun",
+    "asymmetric_clipped_term",
+    "asymmetric_clipped_term_slope",
+    "clip_bounds",
+    "expected_logit_change",
+    "expected_top_mass_change",
+    "inner_updates",
+    "random_reward_run",
+    "random_reward_runs",
+    "surrogate_gradient",
+    "surrogate_objective",
+]
+
+#: The clip modes of :func:`clip_bounds`.
+CLIP_MODES: tuple[str, ...] = ("none", "symmetric", "high_only", "low_only")
+#: The largest number of (answer, reward) multisets comb(G + 2K - 1, G) the exact expectation enumerates.
+MAX_TERMS = 1_000_000
+
+
+class RandomRewardRun(NamedTuple):
+    """Per outer iteration 0..n: the probability of the initially most likely answer and the policy's entropy."""
+
+    top_mass: np.ndarray
+    entropy: np.ndarray
+
+
+def clip_bounds(mode: str, *, clip_eps: float) -> tuple[float, float]:
+    """(clip_low, clip_high) of a clip mode: "none" (inf, inf), "symmetric" (eps, eps), "high_only" (inf, eps),
+    "low_only" (eps, inf), with eps = ``clip_eps`` in [0, inf]."""
+    check_choice("mode", mode, CLIP_MODES)
+    eps_value = check_scalar("clip_eps", check_clip_eps(clip_eps))
+    low = eps_value if mode in ("symmetric", "low_only") else math.inf
+    high = eps_value if mode in ("symmetric", "high_only") else math.inf
+    return low, high
+
+
+def _clip_bound(name: str, value: object) -> float:
+    """A scalar clip range in [0, inf], errors naming ``name``."""
+    try:
+        return check_scalar(name, check_clip_eps(value))
+    except ValueError as err:
+        raise ValueError(str(err).replace("clip_eps", name)) from err
+
+
+def asymmetric_clipped_term(
+    ratio: object, advantage: object, *, clip_low: float, clip_high: float
+) -> np.ndarray | float:
+    """f(x, A) = min(x A, clip(x, 1 - clip_low, 1 + clip_high) A): f_{clip_high}(x, A) of
+    :func:`grpo_nb.clipping.clipped_term` where A >= 0 and f_{clip_low}(x, A) where A < 0. Numpy-vectorised."""
+    low, high = _clip_bound("clip_low", clip_low), _clip_bound("clip_high", clip_high)
+    x, a = check_ratio_advantage(ratio, advantage)
+    return scalar_or_array(np.where(a >= 0, clipped_term(x, a, high), clipped_term(x, a, low)))
+
+
+def asymmetric_clipped_term_slope(
+    ratio: object, advantage: object, *, clip_low: float, clip_high: float
+) -> np.ndarray | float:
+    """d f / d x of :func:`asymmetric_clipped_term`: A, or 0 where A > 0 and x > 1 + clip_high or A < 0 and
+    x < 1 - clip_low (:func:`grpo_nb.clipping.clipped_term_slope` with the range of A's sign)."""
+    low, high = _clip_bound("clip_low", clip_low), _clip_bound("clip_high", clip_high)
+    x, a = check_ratio_advantage(ratio, advantage)
+    return scalar_or_array(np.where(a >= 0, clipped_term_slope(x, a, high), clipped_term_slope(x, a, low)))
+
+
+# ---- the surrogate of one group, batched over groups (B, K) -------------------------------------------------------
+
+
+def _group(logits_old: object, answers: object, advantages: object) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Validated (logits_old (B, K), answers (B, G) ints in [0, K), advantages (B, G) finite), B = 1 for 1-D input."""
+    old = check_logits("logits_old", logits_old)
+    if old.ndim > 2:
+        raise ValueError(f"logits_old has shape {old.shape}; valid shape is (K,) or (B, K)")
+    n_answers = old.shape[-1]
+    idx = np.asarray(answers)
+    if idx.shape[:-1] != old.shape[:-1] or idx.ndim == 0 or idx.shape[-1] < 1:
+        raise ValueError(f"answers has shape {idx.shape}; valid shape is {old.shape[:-1] + ('G',)} with G >= 1")
+    if not np.issubdtype(idx.dtype, np.integer) or ((idx < 0) | (idx >= n_answers)).any():
+        raise ValueError(f"answers={idx!r} is out of range; valid range is integers 0 <= answers < K = {n_answers}")
+    adv = np.asarray(advantages, dtype=float)
+    if adv.shape != idx.shape or not np.isfinite(adv).all():
+        raise ValueError(f"advantages={adv!r} is not valid; valid: finite reals of the shape {idx.shape} of answers")
+    return np.atleast_2d(old), np.atleast_2d(idx), np.atleast_2d(adv)
+
+
+def _ratios(theta: np.ndarray, log_old: np.ndarray, answers: np.ndarray) -> np.ndarray:
+    """x_i = pi_theta(o_i) / pi_old(o_i), from log-probabilities; shape (B, G)."""
+    return np.exp(np.take_along_axis(log_softmax(theta, axis=-1), answers, axis=-1) - log_old)
+
+
+def _gradient(theta, log_old, answers, advantages, low, high) -> np.ndarray:
+    """grad J = (1/G) sum_i f'(x_i, A_i) x_i (e_{o_i} - pi_theta), shape (B, K), as REINFORCE with weights 1/G and
+    the effective per-answer advantage sum_{i: o_i = o} f'(x_i, A_i) x_i."""
+    x = _ratios(theta, log_old, answers)
+    coef = asymmetric_clipped_term_slope(x, advantages, clip_low=low, clip_high=high) * x
+    per_answer = np.zeros_like(theta)
+    np.add.at(per_answer, (np.arange(theta.shape[0])[:, None], answers), coef)
+    return reinforce_gradient(theta, np.full_like(theta, 1.0 / answers.shape[-1]), per_answer)
+
+
+def _ascent(old, answers, advantages, lr, mu, low, high) -> np.ndarray:
+    """mu gradient-ascent steps of size lr on J from theta = logits_old, pi_old fixed; shape (B, K)."""
+    log_old = np.take_along_axis(log_softmax(old, axis=-1), answers, axis=-1)
+    theta = old.copy()
+    for _ in range(mu):
+        theta = theta + lr * _gradient(theta, log_old, answers, advantages, low, high)
+    return theta
+
+
+def _same_shape(logits: object, old: np.ndarray) -> np.ndarray:
+    theta = check_logits("logits", logits)
+    if theta.shape != old.shape:
+        raise ValueError(f"logits has shape {theta.shape}; valid: the shape {old.shape} of logits_old")
+    return np.atleast_2d(theta)
+
+
+def _squeeze(result: np.ndarray, like: np.ndarray) -> np.ndarray:
+    return result.reshape(np.shape(like))
+
+
+def surrogate_objective(
+    logits: object, logits_old: object, answers: object, *, advantages: object, clip_low: float, clip_high: float
+) -> np.ndarray | float:
+    """J(theta) = (1/G) sum_i f(pi_theta(o_i)/pi_old(o_i), A_i) with f of :func:`asymmetric_clipped_term`.
+
+    ``logits``, ``logits_old`` of shape (K,) with ``answers`` (ints in [0, K)) and ``advantages`` of shape (G,), or
+    (B, K) and (B, G) for B groups (then one value per group).
+    """
+    old, idx, adv = _group(logits_old, answers, advantages)
+    theta = _same_shape(logits, np.asarray(logits_old, dtype=float))
+    log_old = np.take_along_axis(log_softmax(old, axis=-1), idx, axis=-1)
+    x = _ratios(theta, log_old, idx)
+    value = np.mean(asymmetric_clipped_term(x, adv, clip_low=clip_low, clip_high=clip_high), axis=-1)
+    return scalar_or_array(value if np.ndim(logits_old) == 2 else value[0])
+
+
+def surrogate_gradient(
+    logits: object, logits_old: object, answers: object, *, advantages: object, clip_low: float, clip_high: float
+) -> np.ndarray:
+    """grad_theta J = (1/G) sum_i f'(x_i, A_i) x_i (e_{o_i} - pi_theta), x_i = pi_theta(o_i)/pi_old(o_i), the
+    gradient in the logits of :func:`surrogate_objective` (same shapes); at a kink the inside slope A is used."""
+    old, idx, adv = _group(logits_old, answers, advantages)
+    theta = _same_shape(logits, np.asarray(logits_old, dtype=float))
+    low, high = _clip_bound("clip_low", clip_low), _clip_bound("clip_high", clip_high)
+    log_old = np.take_along_axis(log_softmax(old, axis=-1), idx, axis=-1)
+    return _squeeze(_gradient(theta, log_old, idx, adv, low, high), logits_old)
+
+
+def _check_step(lr: object, mu: object) -> tuple[float, int]:
+    return check_open_interval("lr", lr, lo=0.0, hi=math.inf), check_positive_int("mu", mu)
+
+
+def inner_updates(
+    logits_old: object,
+    answers: object,
+    advantages: object,
+    *,
+    lr: float,
+    mu: int,
+    clip_low: float,
+    clip_high: float,
+) -> np.ndarray:
+    """theta_mu after mu steps theta_{t+1} = theta_t + lr grad J(theta_t) from theta_0 = ``logits_old``, pi_old
+    fixed (:func:`surrogate_gradient`); shapes as there, the result has the shape of ``logits_old``."""
+    old, idx, adv = _group(logits_old, answers, advantages)
+    lr_value, mu = _check_step(lr, mu)
+    low, high = _clip_bound("clip_low", clip_low), _clip_bound("clip_high", clip_high)
+    return _squeeze(_ascent(old, idx, adv, lr_value, mu, low, high), logits_old)
+
+
+# ---- the exact expectation over groups and rewards ----------------------------------------------------------------
+
+
+def _log_multiplicity(type_counts: np.ndarray, group_size: int) -> np.ndarray:
+    """log of G! / prod_t m_t!: the ordered groups that give one multiset of (answer, reward) types."""
+    return gammaln(group_size + 1.0) - gammaln(type_counts + 1.0).sum(axis=-1)
+
+
+def _groups(logits: np.ndarray, group_size: int, reward_prob: float) -> tuple[np.ndarray, ...]:
+    """Every multiset of G (answer, reward) types (type 2 o + r) with positive probability: (answers (T, G),
+    advantages (T, G), probabilities (T,))."""
+    n_answers = logits.size
+    n_terms = math.comb(group_size + 2 * n_answers - 1, group_size)
+    if n_terms > MAX_TERMS:
+        raise ValueError(
+            f"group_size={group_size} with K={n_answers} answers needs comb(G + 2K - 1, G) = {n_terms} terms; "
+            f"valid: at most {MAX_TERMS} (a smaller group_size or K)"
+        )
+    types = np.array(list(combinations_with_replacement(range(2 * n_answers), group_size)), dtype=np.intp)
+    type_counts = (types[..., None] == np.arange(2 * n_answers)).sum(axis=1)
+    log_type = np.stack([np.log1p(-reward_prob) + log_softmax(logits), np.log(reward_prob) + log_softmax(logits)], 1)
+    log_prob = _log_multiplicity(type_counts, group_size) + log_type.ravel()[types].sum(axis=-1)
+    keep = log_prob > -745.0  # exp underflows to 0 below: groups that are never drawn
+    rewards = (types[keep] % 2).astype(float)
+    return types[keep] // 2, group_advantage(rewards, form="paper"), np.exp(log_prob[keep])
+
+
+def _expected_setup(logits, group_size, lr, mu, mode, clip_eps, reward_prob) -> tuple[np.ndarray, ...]:
+    """(logits (K,), the new logits of every group (T, K), their probabilities (T,))."""
+    theta = check_logits("logits", logits)
+    if theta.ndim != 1:
+        raise ValueError(f"logits has shape {theta.shape}; valid shape is (K,)")
+    group_size = check_positive_int("group_size", group_size, minimum=2)
+    lr_value, mu = _check_step(lr, mu)
+    low, high = clip_bounds(mode, clip_eps=clip_eps)
+    q = check_open_interval("reward_prob", reward_prob, lo=0.0, hi=1.0)
+    answers, advantages, prob = _groups(theta, group_size, q)
+    old = np.broadcast_to(theta, (answers.shape[0], theta.size))
+    return theta, _ascent(old, answers, advantages, lr_value, mu, low, high), prob
+
+
+def expected_logit_change(
+    logits: object,
+    *,
+    group_size: int,
+    lr: float,
+    mu: int,
+    mode: str,
+    clip_eps: float,
+    reward_prob: float = 0.5,
+) -> np.ndarray:
+    """E[theta_mu - theta] over the group's answers (iid softmax(logits)) and rewards (iid Bernoulli(reward_prob),
+    independent of the answers), exactly: sum over the (answer, reward) multisets of their multinomial probability
+    times the update of :func:`inner_updates` with the group advantage ("paper"). Shape (K,). ValueError when
+    comb(group_size + 2K - 1, group_size) exceeds :data:`MAX_TERMS`."""
+    theta, new, prob = _expected_setup(logits, group_size, lr, mu, mode, clip_eps, reward_prob)
+    return prob @ (new - theta)
+
+
+def expected_top_mass_change(
+    logits: object,
+    *,
+    group_size: int,
+    lr: float,
+    mu: int,
+    mode: str,
+    clip_eps: float,
+    reward_prob: float = 0.5,
+) -> float:
+    """E[softmax(theta_mu)[top] - softmax(theta)[top]], top = argmax(logits), exactly, over the
+    same groups as :func:`expected_logit_change`: the expected change of the most likely answer's probability after
+    one outer iteration."""
+    theta, new, prob = _expected_setup(logits, group_size, lr, mu, mode, clip_eps, reward_prob)
+    top = int(np.argmax(theta))
+    return float(prob @ (softmax(new, axis=-1)[:, top] - softmax(theta)[top]))
+
+
+# ---- Monte Carlo ---------------------------------------------------------------------------------------------------
+
+
+def random_reward_runs(
+    logits0: object,
+    *,
+    group_size: int,
+    lr: float,
+    mu: int,
+    n: int,
+    mode: str,
+    clip_eps: float,
+    n_runs: int,
+    seed: int,
+    reward_prob: float = 0.5,
+) -> RandomRewardRun:
+    """``n_runs`` independent runs of n outer iterations from theta_0 = ``logits0`` (K,): each samples G answers from
+    softmax(theta), rewards iid Bernoulli(reward_prob) independent of them, and sets theta to :func:`inner_updates`
+    with the group advantage ("paper"). One ``numpy.random.default_rng(seed)`` stream. Returns top_mass and entropy
+    -sum_o pi(o) log pi(o) of shape (n_runs, n + 1), top = argmax(logits0)."""
+    theta = check_logits("logits0", logits0)
+    if theta.ndim != 1:
+        raise ValueError(f"logits0 has shape {theta.shape}; valid shape is (K,)")
+    group_size = check_positive_int("group_size", group_size, minimum=2)
+    lr_value, mu = _check_step(lr, mu)
+    n, n_runs = check_positive_int("n", n, minimum=0), check_positive_int("n_runs", n_runs)
+    low, high = clip_bounds(mode, clip_eps=clip_eps)
+    q = check_open_interval("reward_prob", reward_prob, lo=0.0, hi=1.0)
+    rng = np.random.default_rng(seed)
+    top = int(np.argmax(theta))
+    thetas = np.broadcast_to(theta, (n_runs, theta.size)).copy()
+    history = [thetas]
+    for _ in range(n):
+        answers = sample_outcomes(thetas, group_size, rng)
+        rewards = (rng.random(answers.shape) < q).astype(float)
+        thetas = _ascent(thetas, answers, group_advantage(rewards, form="paper"), lr_value, mu, low, high)
+        history.append(thetas)
+    logits = np.stack(history, axis=1)
+    return RandomRewardRun(top_mass=softmax(logits, axis=-1)[..., top], entropy=np.asarray(policy_entropy(logits)))
+
+
+def random_reward_run(
+    logits0: object,
+    *,
+    group_size: int,
+    lr: float,
+    mu: int,
+    n: int,
+    mode: str,
+    clip_eps: float,
+    seed: int,
+    reward_prob: float = 0.5,
+) -> RandomRewardRun:
+    """One seeded run of :func:`random_reward_runs` (``n_runs=1``): top_mass and entropy of shape (n + 1,)."""
+    runs = random_reward_runs(
+        logits0,
+        group_size=group_size,
+        lr=lr,
+        mu=mu,
+        n=n,
+        mode=mode,
+        clip_eps=clip_eps,
+        n_runs=1,
+        seed=seed,
+        reward_prob=reward_prob,
+    )
+    return RandomRewardRun(top_mass=runs.top_mass[0], entropy=runs.entropy[0])
