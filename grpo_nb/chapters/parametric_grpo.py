@@ -284,6 +284,19 @@ def gpu_run_report(path: str | None = None) -> GPURunReport:
         f"Measured on {record['device']} (torch {record['torch']}, CUDA {record['cuda']}) on {record['date']}; "
         f"the CUDA tests: {tests['passed']} passed, {tests['failed']} failed."
     )
+    by_reason: dict[str, list[str]] = {}
+    for line in record.get("failed_steps", []):
+        step, _, reason = line.partition(": ")
+        by_reason.setdefault(reason, []).append(step)
+    for reason, steps in by_reason.items():
+        sentence += f" Not finished ({reason}): {'; '.join(steps)}."
+    if not any(run["trainer"] == "trl" for run in record["runs"]):
+        timed_out = any(line.startswith("trl") for line in record.get("failed_steps", []))
+        why = " (TRL trains on the CPU, one thread per run)" if timed_out else ""
+        sentence += (
+            f" TRL's trainer has no row{why}: the TRL chapter's numbers are those of its CPU run "
+            "(grpo_nb/data/trl_full.json)."
+        )
     headers = ["trainer", "configuration", "wall time (s)", "main run (s)", "rollout (answer tokens / s)",
                "median worst gap", "largest worst gap"]  # fmt: skip
     rows = [

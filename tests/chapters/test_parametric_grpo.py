@@ -4,6 +4,7 @@ and fails on the statement it replaced, a wrong formula or a run that breaks it.
 
 from __future__ import annotations
 
+import json
 from types import SimpleNamespace
 
 import numpy as np
@@ -12,6 +13,7 @@ import pytest
 from grpo_nb.chapters import parametric_grpo
 from grpo_nb.chapters.parametric_grpo import (
     admissible_deltas,
+    gpu_run_report,
     k3_gradient_direction,
     propagate,
     run_summary,
@@ -25,6 +27,7 @@ from grpo_nb.tabular.policy import total_variation
 from grpo_nb.toylm.configs import CYCLING
 from grpo_nb.toylm.task import make_task as make_digit_task
 from tests.book_layout import BOOK
+from tests.unit.test_gpu_run import a_record
 
 EPS = 1e-5
 
@@ -233,3 +236,18 @@ def test_run_summary_and_its_tables():
     assert timing_table({"main": run}).rows == [["main", "2.0", "0.600", ""]]
     with pytest.raises(ValueError, match="columns"):
         summary_table({"main": run}, ["mean p_ref"])  # a column's label is not its name
+
+
+def test_the_gpu_report_names_the_steps_that_did_not_finish_and_where_trl_s_numbers_come_from(tmp_path):
+    record = a_record()
+    path = tmp_path / "gpu_run.json"
+    path.write_text(json.dumps(record))
+    complete = gpu_run_report(str(path))
+    assert complete.measured and "Not finished" not in complete.sentence and "trl_full.json" not in complete.sentence
+    assert [row[0] for row in complete.table.rows] == ["book", "trl"]
+    record["runs"] = record["runs"][:1]
+    record["failed_steps"] = ["trl full [beta=2]: timed out after 470 s"]
+    path.write_text(json.dumps(record))
+    partial = gpu_run_report(str(path))
+    assert "Not finished (timed out after 470 s): trl full [beta=2]." in partial.sentence
+    assert "grpo_nb/data/trl_full.json" in partial.sentence
