@@ -92,6 +92,20 @@ class BookTrainerConfig:
         default=None,
         metadata={"help": "PPO clip range epsilon, 0 <= clip_eps <= inf; None = the paper's no-clip objective"},
     )
+    clip_eps_high: float | None = field(
+        default=None,
+        metadata={
+            "help": "upper clip range: x is clipped at 1 + clip_eps_high where A > 0, 0 <= clip_eps_high <= inf; "
+            "None = clip_eps on both sides; needs clip_eps (clip_eps = inf: the upper clip alone)"
+        },
+    )
+    reward_signal: str = field(
+        default="verifiable",
+        metadata={
+            "help": '"verifiable": r(q, o) of the task; "random": Bernoulli(1/2) per sampled answer, independent of '
+            "it (sampled estimator only)"
+        },
+    )
     advantage: str = field(
         default="paper",
         metadata={"help": '"paper": (r - p)/sqrt(p(1-p)+eps); "trl": (r - mean)/(std + 1e-4)'},
@@ -118,8 +132,23 @@ class BookTrainerConfig:
         check_scalar("eps", check_eps(self.eps))
         if self.clip_eps is not None:
             check_scalar("clip_eps", check_clip_eps(self.clip_eps))
+        if self.clip_eps_high is not None:
+            try:  # check_clip_eps names clip_eps in its message
+                check_scalar("clip_eps_high", check_clip_eps(self.clip_eps_high))
+            except ValueError as err:
+                raise ValueError(str(err).replace("clip_eps", "clip_eps_high")) from err
+            if self.clip_eps is None:
+                raise ValueError(
+                    f"clip_eps_high={self.clip_eps_high!r} needs clip_eps; valid: clip_eps_high=None without clip_eps"
+                )
         check_choice("advantage", self.advantage, ("paper", "trl"))
         check_choice("estimator", self.estimator, ("exact", "sampled"))
+        check_choice("reward_signal", self.reward_signal, ("verifiable", "random"))
+        if self.reward_signal == "random" and self.estimator != "sampled":
+            raise ValueError(
+                f"reward_signal='random' with estimator={self.estimator!r}; valid: estimator='sampled' (a random "
+                "reward has no exact expectation to enumerate)"
+            )
         check_positive_int("G", self.G, minimum=2)
         if self.batch_prompts is not None:
             check_positive_int("batch_prompts", self.batch_prompts)

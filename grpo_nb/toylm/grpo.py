@@ -8,7 +8,10 @@ clipping) minus beta KL(pi_theta || pi_ref). Two estimators:
   sum_o pi_theta(o|q) (omega^+ r - omega^- (1 - r)) - beta KL, with the exact sequence-level KL.
 - ``sampled``: G answers per prompt from pi_old (KV-cache sampling), the group's advantage (paper's
   stabilised one, Eq. 3, or TRL's), the sequence-level importance ratio pi_theta/pi_old, and the KL
-  either exact or estimated with Schulman's k3 per token (summed over the answer's tokens).
+  either exact or estimated with Schulman's k3 per token (summed over the answer's tokens). The clip range may
+  differ on the two sides (``clip_eps`` below 1, ``clip_eps_high`` above, as DAPO's clip-higher), and
+  ``reward_signal="random"`` replaces every sampled answer's reward by a Bernoulli(1/2) draw independent of it
+  (the random rewards of Shao et al. 2025, arXiv 2506.10947).
 
 Both estimators take the weights omega^+ and omega^- of Eq. (4) from one helper, ``omega_weights``; their
 numpy home is ``grpo_nb.weights``.
@@ -144,14 +147,20 @@ def _check_generator(generator: torch.Generator, device: torch.device) -> None:
         )
 
 
-def clipped_term(ratio: torch.Tensor, adv: torch.Tensor, clip_eps: float | None) -> torch.Tensor:
-    """f_eps(x, A) = min(x A, clip(x, 1 - eps, 1 + eps) A) with eps = ``clip_eps``; x A when ``clip_eps`` is None.
+def clipped_term(
+    ratio: torch.Tensor, adv: torch.Tensor, clip_eps: float | None, clip_eps_high: float | None = None
+) -> torch.Tensor:
+    """f(x, A) = min(x A, clip(x, 1 - eps, 1 + eps_high) A) with eps = ``clip_eps`` and eps_high = ``clip_eps_high``
+    (``clip_eps`` where None); x A when ``clip_eps`` is None.
 
-    The torch twin of :func:`grpo_nb.clipping.clipped_term` (tested against it; None there is ``inf``); no validation.
+    The torch twin of :func:`grpo_nb.clipping.clipped_term` (symmetric) and of
+    :func:`grpo_nb.tabular.clip_bias.asymmetric_clipped_term` (tested against both; None there is ``inf``); no
+    validation.
     """
     if clip_eps is None:
         return ratio * adv
-    return torch.minimum(ratio * adv, ratio.clamp(1.0 - clip_eps, 1.0 + clip_eps) * adv)
+    high = clip_eps if clip_eps_high is None else clip_eps_high
+    return torch.minimum(ratio * adv, ratio.clamp(1.0 - clip_eps, 1.0 + high) * adv)
 
 
 def grpo_loss(
@@ -163,6 +172,7 @@ def grpo_loss(
     clip_eps: float | None,
     logp_ref: torch.Tensor | None = None,
     kl: torch.Tensor | None = None,
+    clip_eps_high: float | None = None,
 ) -> torch.Tensor:
     """Algorithm 1's loss on sampled answers: minus the clipped surrogate of Eq. (1), plus beta times the KL term.
 
@@ -171,7 +181,7 @@ def grpo_loss(
     k3 summed over an answer's tokens and averaged over answers, unless ``kl`` gives it (the exact KL, say).
     """
     ratio = torch.exp((logp - logp_old).sum(dim=1))  # pi_theta(o|q) / pi_old(o|q), a whole answer's ratio
-    surrogate = clipped_term(ratio, adv, clip_eps)  # min(x A, clip(x, 1 - eps, 1 + eps) A)
+    surrogate = clipped_term(ratio, adv, clip_eps, clip_eps_high)  # min(x A, clip(x, 1 - eps, 1 + eps_high) A)
     if kl is None:
         kl = k3_kl(logp, logp_ref).sum(dim=1).mean()  # exp(d) - d - 1 per token, d = log pi_ref - log pi
     return -surrogate.mean() + beta * kl
@@ -241,6 +251,8 @@ def train_grpo(
             base = model.head.out_features ** torch.arange(out_len - 1, -1, -1, device=answers.device)
             out_index = (answers * base).sum(dim=1)  # row of the answer in the product-order output table
             rewards = task.reward[batch.repeat_interleave(g), out_index].view(b, g)
+            if cfg.reward_signal == "random":  # Bernoulli(1/2), drawn apart from the answers
+                rewards = (torch.rand(b, g, generator=generator, device=device) < 0.5).to(rewards.dtype)
             eps_adv = cfg.eps if cfg.advantage == "paper" else DEFAULT_EPS["trl"]
             adv = group_advantage(rewards, cfg.advantage, eps_adv)
             adv = adv.reshape(-1)
@@ -257,7 +269,10 @@ def train_grpo(
                 kl = None  # k3: grpo_loss computes it from ref_lp
                 if cfg.kl != "k3":
                     kl = exact_kl(enumerate_logprobs(model, prompts, task.outputs), logp_ref).mean()
-                loss = grpo_loss(lp, old_lp, adv, beta=cfg.beta, clip_eps=cfg.clip_eps, logp_ref=ref_lp, kl=kl)
+                loss = grpo_loss(
+                    lp, old_lp, adv, beta=cfg.beta, clip_eps=cfg.clip_eps, logp_ref=ref_lp, kl=kl,
+                    clip_eps_high=cfg.clip_eps_high,
+                )  # fmt: skip
             opt.zero_grad(set_to_none=True)
             loss.backward()
             opt.step()

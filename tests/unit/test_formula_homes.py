@@ -195,6 +195,20 @@ def test_torch_clip_matches_the_numpy_home(clip_eps) -> None:
     assert np.allclose(torch_value, numpy_value, rtol=1e-14, atol=0)
 
 
+@pytest.mark.parametrize(("clip_low", "clip_high"), [(0.2, 0.28), (0.2, np.inf), (np.inf, 0.2), (0.0, 1.5)])
+def test_torch_asymmetric_clip_matches_the_numpy_home(clip_low, clip_high) -> None:
+    torch = pytest.importorskip("torch")
+    from grpo_nb.tabular.clip_bias import asymmetric_clipped_term
+    from grpo_nb.toylm.grpo import clipped_term as torch_clipped_term
+
+    x, adv = np.meshgrid(np.linspace(0.05, 3.0, 60), np.linspace(-2.0, 2.0, 41))
+    numpy_value = asymmetric_clipped_term(x, adv, clip_low=clip_low, clip_high=clip_high)
+    torch_value = torch_clipped_term(torch.tensor(x), torch.tensor(adv), clip_low, clip_high).numpy()
+    assert np.allclose(torch_value, numpy_value, rtol=1e-14, atol=0)
+    swapped = torch_clipped_term(torch.tensor(x), torch.tensor(adv), clip_high, clip_low).numpy()
+    assert not np.allclose(swapped, numpy_value)  # the two bounds are told apart
+
+
 @pytest.mark.parametrize(("form", "eps"), [("paper", 1e-5), ("paper", 0.3), ("trl", 1e-4)])
 def test_torch_group_advantage_matches_the_numpy_home(form: str, eps: float) -> None:
     torch = pytest.importorskip("torch")

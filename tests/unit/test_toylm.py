@@ -328,6 +328,11 @@ def test_k3_is_nonnegative_and_zero_on_equality():
         ({"batch_prompts": 0}, "batch_prompts=0"),
         ({"batch_prompts": 2.0}, "batch_prompts=2.0"),
         ({"reset_optimizer": "yes"}, "reset_optimizer='yes'"),
+        ({"clip_eps": 0.2, "clip_eps_high": -0.1}, "clip_eps_high"),
+        ({"clip_eps": 0.2, "clip_eps_high": float("nan")}, "clip_eps_high=nan"),
+        ({"clip_eps_high": 0.28}, "clip_eps_high=0.28 needs clip_eps"),
+        ({"reward_signal": "noise"}, "reward_signal='noise'"),
+        ({"reward_signal": "random"}, "reward_signal='random' with estimator='exact'"),
     ],
 )
 def test_a_bad_book_trainer_config_fails_at_creation(change, name):
@@ -399,12 +404,40 @@ def test_exact_grpo_tracks_theory_and_obeys_theorem5(tiny_setup):
         {"estimator": "sampled", "kl": "k3"},
         {"estimator": "sampled", "kl": "exact", "advantage": "trl", "clip_eps": 0.2},
         {"estimator": "sampled", "kl": "k3", "batch_prompts": 2, "reset_optimizer": False},
+        {"estimator": "sampled", "kl": "k3", "clip_eps": 0.2, "clip_eps_high": 0.28},
+        {"estimator": "sampled", "kl": "k3", "clip_eps": float("inf"), "clip_eps_high": 0.2},
+        {"estimator": "sampled", "kl": "k3", "reward_signal": "random"},
     ],
 )
 def test_sampled_grpo_runs(tiny_setup, change):
     run = run_grpo(tiny_setup, "s", replace(TINY.grpo, **change), seed=2, progress=False)
     assert np.isfinite(run.p_tilde).all() and ((run.p_tilde >= 0) & (run.p_tilde <= 1)).all()
     assert run.sampled_tokens == TINY.grpo.n * min(change.get("batch_prompts") or 4, 4) * 4 * 2
+
+
+def _sampled_history(setup, tensors, **change):
+    """The log-policy history of one seeded sampled run of TINY (two outer steps, four inner steps each)."""
+    policy = copy.deepcopy(setup.ref_model).requires_grad_(True)
+    gcfg = replace(TINY.grpo, n=2, mu=4, estimator="sampled", kl="k3", **change)
+    gen = torch.Generator(device=setup.device).manual_seed(0)
+    return train_grpo(policy, setup.ref_model, tensors, cfg=gcfg, generator=gen).logp
+
+
+def test_random_rewards_do_not_read_the_task_s_rewards(tiny_setup):
+    """With reward_signal='random' the run is the same when every reward of the task is flipped; with the verifiable
+    reward it is not (the check can fail)."""
+    flipped = replace(tiny_setup.tensors, reward=1.0 - tiny_setup.tensors.reward)
+    random_runs = [_sampled_history(tiny_setup, t, reward_signal="random") for t in (tiny_setup.tensors, flipped)]
+    assert np.array_equal(*random_runs)
+    verifiable_runs = [_sampled_history(tiny_setup, t) for t in (tiny_setup.tensors, flipped)]
+    assert not np.allclose(*verifiable_runs)
+
+
+def test_the_upper_clip_defaults_to_the_lower_one_and_changes_the_run_when_set(tiny_setup):
+    tensors = tiny_setup.tensors
+    symmetric = _sampled_history(tiny_setup, tensors, clip_eps=0.05)
+    assert np.array_equal(symmetric, _sampled_history(tiny_setup, tensors, clip_eps=0.05, clip_eps_high=0.05))
+    assert not np.allclose(symmetric, _sampled_history(tiny_setup, tensors, clip_eps=0.05, clip_eps_high=float("inf")))
 
 
 def test_naive_sampler_plugs_into_grpo(tiny_setup):
