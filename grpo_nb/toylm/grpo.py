@@ -148,7 +148,7 @@ def _check_generator(generator: torch.Generator, device: torch.device) -> None:
 
 
 def clipped_term(
-    ratio: torch.Tensor, adv: torch.Tensor, clip_eps: float | None, clip_eps_high: float | None = None
+    ratio: torch.Tensor, adv: torch.Tensor, clip_eps: float | None, *, clip_eps_high: float | None = None
 ) -> torch.Tensor:
     """f(x, A) = min(x A, clip(x, 1 - eps, 1 + eps_high) A) with eps = ``clip_eps`` and eps_high = ``clip_eps_high``
     (``clip_eps`` where None); x A when ``clip_eps`` is None.
@@ -181,7 +181,7 @@ def grpo_loss(
     k3 summed over an answer's tokens and averaged over answers, unless ``kl`` gives it (the exact KL, say).
     """
     ratio = torch.exp((logp - logp_old).sum(dim=1))  # pi_theta(o|q) / pi_old(o|q), a whole answer's ratio
-    surrogate = clipped_term(ratio, adv, clip_eps, clip_eps_high)  # min(x A, clip(x, 1 - eps, 1 + eps_high) A)
+    surrogate = clipped_term(ratio, adv, clip_eps, clip_eps_high=clip_eps_high)  # min(xA, clip(x, 1-eps, 1+eps_h) A)
     if kl is None:
         kl = k3_kl(logp, logp_ref).sum(dim=1).mean()  # exp(d) - d - 1 per token, d = log pi_ref - log pi
     return -surrogate.mean() + beta * kl

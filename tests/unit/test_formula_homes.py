@@ -203,9 +203,9 @@ def test_torch_asymmetric_clip_matches_the_numpy_home(clip_low, clip_high) -> No
 
     x, adv = np.meshgrid(np.linspace(0.05, 3.0, 60), np.linspace(-2.0, 2.0, 41))
     numpy_value = asymmetric_clipped_term(x, adv, clip_low=clip_low, clip_high=clip_high)
-    torch_value = torch_clipped_term(torch.tensor(x), torch.tensor(adv), clip_low, clip_high).numpy()
+    torch_value = torch_clipped_term(torch.tensor(x), torch.tensor(adv), clip_low, clip_eps_high=clip_high).numpy()
     assert np.allclose(torch_value, numpy_value, rtol=1e-14, atol=0)
-    swapped = torch_clipped_term(torch.tensor(x), torch.tensor(adv), clip_high, clip_low).numpy()
+    swapped = torch_clipped_term(torch.tensor(x), torch.tensor(adv), clip_high, clip_eps_high=clip_low).numpy()
     assert not np.allclose(swapped, numpy_value)  # the two bounds are told apart
 
 
