@@ -19,9 +19,9 @@ The GPU steps run one after the other, the TRL processes beside them on other co
 long as one TRL process; the timeouts (``TIMEOUT_S``) hold it under 8 minutes. The GPU steps' own time was
 estimated from ``grpo_nb.toylm.cost`` (about 0.24 million kernel launches for ``quick`` and 0.58 million for ``full``,
 a few seconds each at tens of microseconds per launch, plus each process's start and the CUDA tests, whose two files
-each train ``quick`` once more) at about 2 minutes; on an H200 (2026-11-27) they took 77 s. A step that fails or times
-out is reported (the record's ``failed_steps``) and the others go on; the record then holds what was measured, and the
-script exits with 1.
+each train ``quick`` once more) at about 2 minutes; on an H200 (2026-11-27) the two trainings took 28 s and 44 s and
+the CUDA tests 34 s. A step that fails or times out is reported (the record's ``failed_steps``) and the others go on;
+the record then holds what was measured, and the script exits with 1.
 
 The record follows :mod:`grpo_nb.toylm.gpu_run` (checked by ``validate_gpu_run`` before it is written): per run the
 wall time (SFT and every run of the configuration), the main run's time, the rollout throughput, and per prompt the
