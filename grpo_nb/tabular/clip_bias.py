@@ -45,9 +45,11 @@ from scipy.special import gammaln, log_softmax, softmax
 from grpo_nb.advantage import group_advantage
 from grpo_nb.clipping import clipped_term, clipped_term_slope
 from grpo_nb.tabular.algorithm1 import sample_outcomes
+from grpo_nb.tabular.distribution import SIGNED_PARTS
 from grpo_nb.tabular.entropy import policy_entropy
 from grpo_nb.tabular.softmax_policy import reinforce_gradient
 from grpo_nb.validation import (
+    check_binary_reward,
     check_choice,
     check_clip_eps,
     check_logits,
@@ -61,12 +63,16 @@ from grpo_nb.validation import (
 __all__ = [
     "CLIP_MODES",
     "MAX_TERMS",
+    "PolicyTrace",
     "RandomRewardRun",
+    "advantage_part",
     "asymmetric_clipped_term",
     "asymmetric_clipped_term_slope",
     "clip_bounds",
+    "clipped_grpo_runs",
     "expected_logit_change",
     "expected_top_mass_change",
+    "expected_update_orbit",
     "inner_updates",
     "random_reward_run",
     "random_reward_runs",
@@ -85,6 +91,24 @@ class RandomRewardRun(NamedTuple):
 
     top_mass: np.ndarray
     entropy: np.ndarray
+
+
+class PolicyTrace(NamedTuple):
+    """Per iteration 0..n: the logits (n + 1, K), the mass of the initially most likely answer and the entropy."""
+
+    logits: np.ndarray
+    top_mass: np.ndarray
+    entropy: np.ndarray
+
+
+def advantage_part(rewards: object, *, part: str = "both") -> np.ndarray:
+    """The group advantages A_i ("paper", Eq. 4) of 0/1 ``rewards`` (..., G), or their successes' part max(A_i, 0)
+    (``"positive"``) or failures' part min(A_i, 0) (``"negative"``), as in Zhu et al. 2025 (arXiv 2506.01347)."""
+    part = check_choice("part", part, SIGNED_PARTS)
+    advantages = group_advantage(rewards, form="paper")
+    if part == "positive":
+        return np.maximum(advantages, 0.0)
+    return np.minimum(advantages, 0.0) if part == "negative" else advantages
 
 
 def clip_bounds(mode: str, *, clip_eps: float) -> tuple[float, float]:
@@ -238,26 +262,44 @@ def _log_multiplicity(type_counts: np.ndarray, group_size: int) -> np.ndarray:
     return gammaln(group_size + 1.0) - gammaln(type_counts + 1.0).sum(axis=-1)
 
 
-def _groups(logits: np.ndarray, group_size: int, reward_prob: float) -> tuple[np.ndarray, ...]:
-    """Every multiset of G (answer, reward) types (type 2 o + r) with positive probability: (answers (T, G),
-    advantages (T, G), probabilities (T,))."""
-    n_answers = logits.size
-    n_terms = math.comb(group_size + 2 * n_answers - 1, group_size)
+def _check_terms(group_size: int, n_answers: int, n_types: int) -> None:
+    """ValueError when the multisets of G draws of ``n_types`` (answer, reward) types exceed :data:`MAX_TERMS`."""
+    n_terms = math.comb(group_size + n_types - 1, group_size)
     if n_terms > MAX_TERMS:
         raise ValueError(
-            f"group_size={group_size} with K={n_answers} answers needs comb(G + 2K - 1, G) = {n_terms} terms; "
-            f"valid: at most {MAX_TERMS} (a smaller group_size or K)"
+            f"group_size={group_size} with K={n_answers} answers needs comb(G + {n_types} - 1, G) = {n_terms} "
+            f"terms; valid: at most {MAX_TERMS} (a smaller group_size or K)"
         )
-    types = np.array(list(combinations_with_replacement(range(2 * n_answers), group_size)), dtype=np.intp)
-    type_counts = (types[..., None] == np.arange(2 * n_answers)).sum(axis=1)
-    log_type = np.stack([np.log1p(-reward_prob) + log_softmax(logits), np.log(reward_prob) + log_softmax(logits)], 1)
+
+
+def _groups(logits: np.ndarray, group_size: int, reward_prob: float, reward: np.ndarray | None, part: str):
+    """Every multiset of G (answer, reward) types with positive probability: (answers (T, G), advantages (T, G),
+    probabilities (T,)). Random rewards (``reward`` None): type 2 o + r, probability pi(o) q^r (1 - q)^(1-r).
+    Verifiable rewards: type o, reward ``reward[o]``, probability pi(o)."""
+    n_types = logits.size * (2 if reward is None else 1)
+    _check_terms(group_size, logits.size, n_types)
+    types = np.array(list(combinations_with_replacement(range(n_types), group_size)), dtype=np.intp)
+    type_counts = (types[..., None] == np.arange(n_types)).sum(axis=1)
+    if reward is None:
+        log_type = np.stack(
+            [np.log1p(-reward_prob) + log_softmax(logits), np.log(reward_prob) + log_softmax(logits)], 1
+        )
+    else:
+        log_type = log_softmax(logits)[:, None]
     log_prob = _log_multiplicity(type_counts, group_size) + log_type.ravel()[types].sum(axis=-1)
     keep = log_prob > -745.0  # exp underflows to 0 below: groups that are never drawn
-    rewards = (types[keep] % 2).astype(float)
-    return types[keep] // 2, group_advantage(rewards, form="paper"), np.exp(log_prob[keep])
+    answers, rewards = (
+        (types[keep] // 2, (types[keep] % 2).astype(float)) if reward is None else (types[keep], reward[types[keep]])
+    )
+    return answers, advantage_part(rewards, part=part), np.exp(log_prob[keep])
 
 
-def _expected_setup(logits, group_size, lr, mu, mode, clip_eps, reward_prob) -> tuple[np.ndarray, ...]:
+def _check_reward(reward: object, n_answers: int) -> np.ndarray | None:
+    """None (random rewards) or a verifiable 0/1 reward over the K answers, shape (K,)."""
+    return None if reward is None else check_binary_reward("reward", reward, shape=(n_answers,))
+
+
+def _expected_setup(logits, group_size, lr, mu, mode, clip_eps, reward_prob, reward, part) -> tuple[np.ndarray, ...]:
     """(logits (K,), the new logits of every group (T, K), their probabilities (T,))."""
     theta = check_logits("logits", logits)
     if theta.ndim != 1:
@@ -266,7 +308,7 @@ def _expected_setup(logits, group_size, lr, mu, mode, clip_eps, reward_prob) -> 
     lr_value, mu = _check_step(lr, mu)
     low, high = clip_bounds(mode, clip_eps=clip_eps)
     q = check_open_interval("reward_prob", reward_prob, lo=0.0, hi=1.0)
-    answers, advantages, prob = _groups(theta, group_size, q)
+    answers, advantages, prob = _groups(theta, group_size, q, _check_reward(reward, theta.size), part)
     old = np.broadcast_to(theta, (answers.shape[0], theta.size))
     return theta, _ascent(old, answers, advantages, lr_value, mu, low, high), prob
 
@@ -280,12 +322,15 @@ def expected_logit_change(
     mode: str,
     clip_eps: float,
     reward_prob: float = 0.5,
+    reward: object = None,
+    part: str = "both",
 ) -> np.ndarray:
-    """E[theta_mu - theta] over the group's answers (iid softmax(logits)) and rewards (iid Bernoulli(reward_prob),
-    independent of the answers), exactly: sum over the (answer, reward) multisets of their multinomial probability
-    times the update of :func:`inner_updates` with the group advantage ("paper"). Shape (K,). ValueError when
-    comb(group_size + 2K - 1, group_size) exceeds :data:`MAX_TERMS`."""
-    theta, new, prob = _expected_setup(logits, group_size, lr, mu, mode, clip_eps, reward_prob)
+    """E[theta_mu - theta] over the group's answers (iid softmax(logits)) and rewards, exactly: the sum over the
+    (answer, reward) multisets of their multinomial probability times the update of :func:`inner_updates` with the
+    group advantage ("paper", its ``part``: :func:`advantage_part`). Rewards are iid Bernoulli(reward_prob) apart
+    from the answers where ``reward`` is None, else the verifiable 0/1 ``reward[o]`` of each answer (shape (K,)).
+    Shape (K,). ValueError when the multisets (module docstring) exceed :data:`MAX_TERMS`."""
+    theta, new, prob = _expected_setup(logits, group_size, lr, mu, mode, clip_eps, reward_prob, reward, part)
     return prob @ (new - theta)
 
 
@@ -298,16 +343,92 @@ def expected_top_mass_change(
     mode: str,
     clip_eps: float,
     reward_prob: float = 0.5,
+    reward: object = None,
+    part: str = "both",
 ) -> float:
     """E[softmax(theta_mu)[top] - softmax(theta)[top]], top = argmax(logits), exactly, over the
     same groups as :func:`expected_logit_change`: the expected change of the most likely answer's probability after
     one outer iteration."""
-    theta, new, prob = _expected_setup(logits, group_size, lr, mu, mode, clip_eps, reward_prob)
+    theta, new, prob = _expected_setup(logits, group_size, lr, mu, mode, clip_eps, reward_prob, reward, part)
     top = int(np.argmax(theta))
     return float(prob @ (softmax(new, axis=-1)[:, top] - softmax(theta)[top]))
 
 
+def expected_update_orbit(
+    logits0: object,
+    *,
+    group_size: int,
+    lr: float,
+    mu: int,
+    n: int,
+    mode: str,
+    clip_eps: float,
+    reward_prob: float = 0.5,
+    reward: object = None,
+    part: str = "both",
+) -> PolicyTrace:
+    """The expected-update iteration theta_{m+1} = theta_m + E[theta_mu - theta_m] (:func:`expected_logit_change`
+    at theta_m), m = 0..n-1, from theta_0 = ``logits0``: a deterministic path that each sampled run of
+    :func:`clipped_grpo_runs` follows in the mean over one step (not over many: the mean of a nonlinear update is
+    not the update of the mean). Its logits, top mass (top = argmax(logits0)) and entropy per iteration."""
+    theta = check_logits("logits0", logits0)
+    if theta.ndim != 1:
+        raise ValueError(f"logits0 has shape {theta.shape}; valid shape is (K,)")
+    n = check_positive_int("n", n, minimum=0)
+    history = [theta]
+    for _ in range(n):
+        options = dict(group_size=group_size, lr=lr, mu=mu, mode=mode, clip_eps=clip_eps, part=part)
+        step = expected_logit_change(history[-1], reward_prob=reward_prob, reward=reward, **options)
+        history.append(history[-1] + step)
+    logits = np.stack(history)
+    top = int(np.argmax(theta))
+    return PolicyTrace(logits, softmax(logits, axis=-1)[:, top], np.asarray(policy_entropy(logits)))
+
+
 # ---- Monte Carlo ---------------------------------------------------------------------------------------------------
+
+
+def clipped_grpo_runs(
+    logits0: object,
+    *,
+    group_size: int,
+    lr: float,
+    mu: int,
+    n: int,
+    mode: str,
+    clip_eps: float,
+    n_runs: int,
+    seed: int,
+    reward_prob: float = 0.5,
+    reward: object = None,
+    part: str = "both",
+) -> RandomRewardRun:
+    """``n_runs`` independent runs of n outer iterations from theta_0 = ``logits0`` (K,): each samples G answers from
+    softmax(theta), rewards (iid Bernoulli(reward_prob) apart from the answers where ``reward`` is None, else the
+    verifiable ``reward[o]``), and sets theta to :func:`inner_updates` with the group advantage ("paper", its
+    ``part``). One ``numpy.random.default_rng(seed)`` stream. Returns top_mass and entropy -sum_o pi(o) log pi(o)
+    of shape (n_runs, n + 1), top = argmax(logits0)."""
+    theta = check_logits("logits0", logits0)
+    if theta.ndim != 1:
+        raise ValueError(f"logits0 has shape {theta.shape}; valid shape is (K,)")
+    group_size = check_positive_int("group_size", group_size, minimum=2)
+    lr_value, mu = _check_step(lr, mu)
+    n, n_runs = check_positive_int("n", n, minimum=0), check_positive_int("n_runs", n_runs)
+    low, high = clip_bounds(mode, clip_eps=clip_eps)
+    q = check_open_interval("reward_prob", reward_prob, lo=0.0, hi=1.0)
+    table = _check_reward(reward, theta.size)
+    check_choice("part", part, SIGNED_PARTS)
+    rng = np.random.default_rng(seed)
+    top = int(np.argmax(theta))
+    thetas = np.broadcast_to(theta, (n_runs, theta.size)).copy()
+    history = [thetas]
+    for _ in range(n):
+        answers = sample_outcomes(thetas, group_size, rng)
+        rewards = (rng.random(answers.shape) < q).astype(float) if table is None else table[answers]
+        thetas = _ascent(thetas, answers, advantage_part(rewards, part=part), lr_value, mu, low, high)
+        history.append(thetas)
+    logits = np.stack(history, axis=1)
+    return RandomRewardRun(top_mass=softmax(logits, axis=-1)[..., top], entropy=np.asarray(policy_entropy(logits)))
 
 
 def random_reward_runs(
@@ -323,29 +444,10 @@ def random_reward_runs(
     seed: int,
     reward_prob: float = 0.5,
 ) -> RandomRewardRun:
-    """``n_runs`` independent runs of n outer iterations from theta_0 = ``logits0`` (K,): each samples G answers from
-    softmax(theta), rewards iid Bernoulli(reward_prob) independent of them, and sets theta to :func:`inner_updates`
-    with the group advantage ("paper"). One ``numpy.random.default_rng(seed)`` stream. Returns top_mass and entropy
-    -sum_o pi(o) log pi(o) of shape (n_runs, n + 1), top = argmax(logits0)."""
-    theta = check_logits("logits0", logits0)
-    if theta.ndim != 1:
-        raise ValueError(f"logits0 has shape {theta.shape}; valid shape is (K,)")
-    group_size = check_positive_int("group_size", group_size, minimum=2)
-    lr_value, mu = _check_step(lr, mu)
-    n, n_runs = check_positive_int("n", n, minimum=0), check_positive_int("n_runs", n_runs)
-    low, high = clip_bounds(mode, clip_eps=clip_eps)
-    q = check_open_interval("reward_prob", reward_prob, lo=0.0, hi=1.0)
-    rng = np.random.default_rng(seed)
-    top = int(np.argmax(theta))
-    thetas = np.broadcast_to(theta, (n_runs, theta.size)).copy()
-    history = [thetas]
-    for _ in range(n):
-        answers = sample_outcomes(thetas, group_size, rng)
-        rewards = (rng.random(answers.shape) < q).astype(float)
-        thetas = _ascent(thetas, answers, group_advantage(rewards, form="paper"), lr_value, mu, low, high)
-        history.append(thetas)
-    logits = np.stack(history, axis=1)
-    return RandomRewardRun(top_mass=softmax(logits, axis=-1)[..., top], entropy=np.asarray(policy_entropy(logits)))
+    """:func:`clipped_grpo_runs` with rewards iid Bernoulli(reward_prob) drawn apart from the answers (a spurious
+    reward): top_mass and entropy of shape (n_runs, n + 1)."""
+    options = dict(group_size=group_size, lr=lr, mu=mu, n=n, mode=mode, clip_eps=clip_eps)
+    return clipped_grpo_runs(logits0, n_runs=n_runs, seed=seed, reward_prob=reward_prob, **options)
 
 
 def random_reward_run(
@@ -361,16 +463,6 @@ def random_reward_run(
     reward_prob: float = 0.5,
 ) -> RandomRewardRun:
     """One seeded run of :func:`random_reward_runs` (``n_runs=1``): top_mass and entropy of shape (n + 1,)."""
-    runs = random_reward_runs(
-        logits0,
-        group_size=group_size,
-        lr=lr,
-        mu=mu,
-        n=n,
-        mode=mode,
-        clip_eps=clip_eps,
-        n_runs=1,
-        seed=seed,
-        reward_prob=reward_prob,
-    )
+    options = dict(group_size=group_size, lr=lr, mu=mu, n=n, mode=mode, clip_eps=clip_eps)
+    runs = random_reward_runs(logits0, n_runs=1, seed=seed, reward_prob=reward_prob, **options)
     return RandomRewardRun(top_mass=runs.top_mass[0], entropy=runs.entropy[0])

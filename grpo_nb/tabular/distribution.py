@@ -204,9 +204,12 @@ def _check_shared(pi_ref: object, reward: object) -> tuple[np.ndarray, np.ndarra
     return pi_ref, check_binary_reward("reward", reward, shape=reward.shape)
 
 
-def shared_grpo_step(pi_ref: object, pi_prev: object, reward: object, beta: object, eps: object) -> np.ndarray:
+def shared_grpo_step(
+    pi_ref: object, pi_prev: object, reward: object, beta: object, eps: object, *, part: str = "both"
+) -> np.ndarray:
     """The maximiser over one policy shared by the Q prompts of (1/Q) sum_q E_pi[A_q] - beta KL(pi || pi_ref):
-    pi(o) ∝ pi_ref(o) exp(mean_q A_q(o) / beta), A_q the stabilised advantage (Eq. 4) at p_q = E_{pi_prev}[r_q].
+    pi(o) ∝ pi_ref(o) exp(mean_q A_q(o) / beta), A_q the stabilised advantage (Eq. 4) at p_q = E_{pi_prev}[r_q],
+    or its successes' or failures' ``part`` alone (as in :func:`signed_grpo_step`).
 
     pi_ref, pi_prev: shape (K,); reward: shape (Q, K). With Q = 1 it is Theorem 1's step.
     """
@@ -215,21 +218,26 @@ def shared_grpo_step(pi_ref: object, pi_prev: object, reward: object, beta: obje
     if pi_prev.shape != pi_ref.shape:
         raise ValueError(f"pi_prev has shape {pi_prev.shape}; valid: the shape of pi_ref, {pi_ref.shape}")
     beta, eps = check_scalar("beta", check_beta(beta)), check_scalar("eps", check_eps(eps))
+    part = check_choice("part", part, SIGNED_PARTS)
     p = np.clip(reward @ pi_prev, 0.0, 1.0)[:, None]  # clip: a sum of probabilities may round above 1
     check_p(p, np.float64(eps), name="p_prev (success probability of pi_prev on a prompt)")
-    advantage = np.asarray(omega_plus(p, eps)) * reward - np.asarray(omega_minus(p, eps)) * (1.0 - reward)
+    plus = np.asarray(omega_plus(p, eps)) * reward if part != "negative" else 0.0
+    minus = np.asarray(omega_minus(p, eps)) * (1.0 - reward) if part != "positive" else 0.0
+    advantage = np.broadcast_to(plus - minus, reward.shape)
     with np.errstate(divide="ignore"):
         tilt = np.log(pi_ref) + advantage.mean(axis=0) / beta
     return np.exp(tilt - logsumexp(tilt))
 
 
-def shared_success_orbit(pi_ref: object, reward: object, beta: object, eps: object, *, n: int) -> np.ndarray:
+def shared_success_orbit(
+    pi_ref: object, reward: object, beta: object, eps: object, *, n: int, part: str = "both"
+) -> np.ndarray:
     """The prompts' success probabilities p_q,m = E_{pi_m}[r_q], m = 0..n, of n shared steps
-    (:func:`shared_grpo_step`, pi_0 = pi_ref): shape (n + 1, Q)."""
+    (:func:`shared_grpo_step` with the advantage's ``part``, pi_0 = pi_ref): shape (n + 1, Q)."""
     pi_ref, reward = _check_shared(pi_ref, reward)
     n = check_positive_int("n", n)
     pi, out = pi_ref, [reward @ pi_ref]
     for _ in range(n):
-        pi = shared_grpo_step(pi_ref, pi, reward, beta, eps)
+        pi = shared_grpo_step(pi_ref, pi, reward, beta, eps, part=part)
         out.append(reward @ pi)
     return np.clip(np.stack(out), 0.0, 1.0)

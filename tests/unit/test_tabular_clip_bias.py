@@ -15,6 +15,7 @@ from scipy.special import softmax
 from grpo_nb.advantage import group_advantage
 from grpo_nb.clipping import clipped_term
 from grpo_nb.tabular import clip_bias as cb
+from grpo_nb.tabular.entropy import policy_entropy
 
 INF = math.inf
 SKEWED = np.array([2.0, 0.0, -1.0])
@@ -340,6 +341,71 @@ def test_large_logits_stay_finite() -> None:
             assert np.all(np.isfinite(run.top_mass)) and np.all(np.isfinite(run.entropy))
 
 
+# ---- verifiable rewards, the advantage's parts, the expected-update path ------------------------------------------
+
+VERIFIABLE = np.array([0.0, 1.0, 1.0])
+
+
+def brute_force_verifiable_change(logits, reward, *, group_size, lr, mu, mode, clip_eps, part="both") -> np.ndarray:
+    """E[theta_mu - theta] summed over all K^G answer tuples with rewards reward[o], each with its probability."""
+    pi = softmax(logits)
+    answers = np.array(list(itertools.product(range(len(logits)), repeat=group_size)))
+    prob = pi[answers].prod(axis=1)
+    low, high = cb.clip_bounds(mode, clip_eps=clip_eps)
+    old = np.broadcast_to(logits, (len(answers), len(logits)))
+    adv = cb.advantage_part(reward[answers], part=part)
+    new = cb.inner_updates(old, answers, adv, lr=lr, mu=mu, clip_low=low, clip_high=high)
+    return prob @ (new - old)
+
+
+@pytest.mark.parametrize("part", ["both", "positive", "negative"])
+@pytest.mark.parametrize("mode", cb.CLIP_MODES)
+def test_verifiable_expectation_equals_the_brute_force_sum(mode: str, part: str) -> None:
+    kw = {"group_size": 4, "lr": 1.5, "mu": 3, "mode": mode, "clip_eps": 0.2, "part": part}
+    exact = cb.expected_logit_change(SKEWED, reward=VERIFIABLE, **kw)
+    assert np.allclose(exact, brute_force_verifiable_change(SKEWED, VERIFIABLE, **kw), rtol=1e-10, atol=1e-14)
+
+
+def test_a_verifiable_expectation_with_random_rewards_fails_the_brute_force_sum() -> None:
+    """Negative test: the random-reward expectation is not the verifiable one."""
+    kw = {"group_size": 4, "lr": 1.5, "mu": 3, "mode": "none", "clip_eps": 0.2}
+    truth = brute_force_verifiable_change(SKEWED, VERIFIABLE, **kw)
+    assert np.max(np.abs(cb.expected_logit_change(SKEWED, **kw) - truth)) > 1e-2
+
+
+def test_advantage_parts_split_the_advantage_by_sign() -> None:
+    rewards = np.array([[1.0, 0.0, 0.0, 1.0], [1.0, 1.0, 1.0, 1.0]])
+    both = group_advantage(rewards, form="paper")
+    plus, minus = (cb.advantage_part(rewards, part=part) for part in ("positive", "negative"))
+    assert np.array_equal(plus + minus, both) and np.all(plus >= 0) and np.all(minus <= 0)
+    assert np.array_equal(plus > 0, (rewards == 1) & (both != 0))
+
+
+def test_expected_update_orbit_adds_the_expected_change_at_every_iteration() -> None:
+    kw = {"group_size": 4, "lr": 1.0, "mu": 4, "mode": "symmetric", "clip_eps": 0.2, "reward": VERIFIABLE}
+    trace = cb.expected_update_orbit(SKEWED, n=3, **kw)
+    for m in range(3):
+        step = cb.expected_logit_change(trace.logits[m], **kw)
+        assert np.allclose(trace.logits[m + 1], trace.logits[m] + step, rtol=0, atol=1e-13)
+    assert np.allclose(trace.top_mass, softmax(trace.logits, axis=-1)[:, 0])
+    assert np.allclose(trace.entropy, policy_entropy(trace.logits))
+    # verifiable rewards raise the success probability along the path
+    p = softmax(trace.logits, axis=-1) @ VERIFIABLE
+    assert np.all(np.diff(p) > 0)
+
+
+def test_clipped_runs_with_verifiable_rewards_agree_with_the_exact_step() -> None:
+    """One outer iteration, 2000 runs: the mean top-mass change lies within 4 standard errors of the exact one."""
+    kw = {"group_size": 4, "lr": 1.0, "mu": 4, "mode": "high_only", "clip_eps": 0.2, "reward": VERIFIABLE}
+    runs = cb.clipped_grpo_runs(SKEWED, n=1, n_runs=2000, seed=3, **kw)
+    draws = runs.top_mass[:, 1] - runs.top_mass[:, 0]
+    stderr = draws.std(ddof=1) / math.sqrt(draws.size)
+    exact = cb.expected_top_mass_change(SKEWED, **kw)
+    assert abs(draws.mean() - exact) < 4 * stderr
+    wrong = cb.expected_top_mass_change(SKEWED, **(kw | {"reward": None}))  # negative: the random-reward value
+    assert abs(draws.mean() - wrong) > 4 * stderr
+
+
 # ---- bad input ----------------------------------------------------------------------------------------------------
 
 EXPECTED = {"group_size": 4, "lr": 1.0, "mu": 4, "mode": "symmetric", "clip_eps": 0.2}
@@ -393,6 +459,14 @@ BOUNDS = {"clip_low": 0.2, "clip_high": 0.2}
         (lambda: cb.random_reward_runs(SKEWED, n=2, n_runs=0, seed=0, **EXPECTED), r"n_runs=0"),
         (lambda: cb.random_reward_run(SKEWED, n=2, seed=0, **(EXPECTED | {"mode": "x"})), r"mode='x'"),
         (lambda: cb.random_reward_run([[0.0, 1.0]], n=2, seed=0, **EXPECTED), r"logits0 has shape \(1, 2\)"),
+        (lambda: cb.expected_logit_change(SKEWED, reward=[0, 1], **EXPECTED), r"reward has shape"),
+        (lambda: cb.expected_logit_change(SKEWED, reward=[0, 0.5, 1], **EXPECTED), r"reward"),
+        (lambda: cb.expected_logit_change(SKEWED, part="neither", **EXPECTED), r"part='neither'"),
+        (lambda: cb.advantage_part([1.0, 0.0], part="both sides"), r"part='both sides'"),
+        (lambda: cb.clipped_grpo_runs(SKEWED, n=2, n_runs=2, seed=0, part="x", **EXPECTED), r"part='x'"),
+        (lambda: cb.clipped_grpo_runs(SKEWED, n=2, n_runs=2, seed=0, reward=[2, 0, 1], **EXPECTED), r"reward"),
+        (lambda: cb.expected_update_orbit(SKEWED, n=-2, **EXPECTED), r"n=-2 is out of range"),
+        (lambda: cb.expected_update_orbit([[0.0, 1.0]], n=2, **EXPECTED), r"logits0 has shape \(1, 2\)"),
     ],
 )
 def test_bad_input_raises_value_error_naming_the_parameter(call, match) -> None:

@@ -211,6 +211,24 @@ def test_a_shared_policy_can_raise_pass_at_1_and_lower_pass_at_256():
     assert gain_alone.min() >= 0
 
 
+@pytest.mark.parametrize("part", ["positive", "negative"])
+def test_a_shared_step_with_one_part_maximises_that_part_s_objective(part):
+    rng = np.random.default_rng(6)
+    pi_ref, beta, eps = rng.dirichlet(np.ones(5)), 0.4, 1e-3
+    reward = np.array([[1, 0, 0, 1, 0], [0, 1, 0, 0, 0], [0, 0, 1, 1, 0]], dtype=float)
+    p = (reward @ pi_ref)[:, None]
+    plus, minus = omega_plus(p, eps) * reward, omega_minus(p, eps) * (1 - reward)
+    advantage = plus if part == "positive" else -minus
+    star = shared_grpo_step(pi_ref, pi_ref, reward, beta, eps, part=part)
+
+    def objective(pi):
+        return float((advantage @ pi).mean() - beta * np.sum(pi * np.log(pi / pi_ref)))
+
+    assert objective(star) >= max(objective(q) for q in rng.dirichlet(np.ones(5), size=2000))
+    both = shared_grpo_step(pi_ref, pi_ref, reward, beta, eps)  # negative test: the whole advantage's step
+    assert objective(star) > objective(both) + 1e-4
+
+
 @pytest.mark.parametrize(
     ("call", "message"),
     [
@@ -234,6 +252,7 @@ def test_a_shared_policy_can_raise_pass_at_1_and_lower_pass_at_256():
         (lambda: shared_grpo_step([0.5, 0.5], [0.2, 0.3, 0.5], [[1, 0]], 1.0, 0.0), r"pi_prev has shape"),
         (lambda: shared_grpo_step([0.5, 0.5], [1.0, 0.0], [[1, 0]], 1.0, 0.0), r"p_prev"),
         (lambda: shared_success_orbit([0.5, 0.5], [[1, 0]], 1.0, 0.0, n=0), r"n=0 is out of range"),
+        (lambda: shared_success_orbit([0.5, 0.5], [[1, 0]], 1.0, 0.1, n=2, part="all"), r"part='all'"),
     ],
 )
 def test_bad_input_is_named(call, message):
