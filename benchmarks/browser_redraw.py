@@ -4,12 +4,12 @@
 
 Builds the book as the site is built (or serves ``--html``), opens each page with a browser figure in the system
 Chromium (Playwright; every request off 127.0.0.1 aborted), sets every figure to 200 iterations and a 400-point
-curve, and times slider moves as a reader makes them (new value, ``input`` event, redraw, layout; ``performance.now``
-in the page). Reported per slider: the median of ``--moves`` moves, and its ratio to a baseline measured in the same
-page: the same event dispatched to a detached input that no figure listens to (the cost of the event and the timing
-itself; a mean over 100 times as many moves, timed as one loop, since one such move is below the timer's
-resolution). The test suite checks that these moves redraw (``tests/book/test_browser_figures.py``); this script
-says how fast.
+curve (the distribution figure to its most iterations, 40, with random rewards), and times slider moves as a reader
+makes them (new value, ``input`` event, redraw, layout; ``performance.now`` in the page). Reported per slider: the
+median of ``--moves`` moves, and its ratio to a baseline measured in the same page: the same event dispatched to a
+detached input that no figure listens to (the cost of the event and the timing itself; a mean over 100 times as many
+moves, timed as one loop, since one such move is below the timer's resolution). The test suite checks that these
+moves redraw (``tests/book/test_browser_figures.py``); this script says how fast.
 """
 
 from __future__ import annotations
@@ -66,6 +66,7 @@ def measure(url: str, moves: int) -> dict[str, dict[str, float]]:
             redraw = page.evaluate(MOVE_MEDIAN, [fid, key, a, b, moves])
             base = page.evaluate(BASELINE_MEAN, [fid, 100 * moves])
             label = f"{Path(doc).name}: {key}" + (" (logit axes)" if settings.get("logitAxes") else "")
+            label += " (random rewards)" if settings.get("randomRewards") else ""
             out[label] = {"median_ms": redraw, "baseline_ms": base, "ratio": redraw / base}
             page.close()
     return out

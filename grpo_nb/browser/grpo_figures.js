@@ -6,10 +6,12 @@
  * orbits and fixed points, the variants' maps, Eq. 4's weights), which the page loads first; this file draws them.
  * tests/book/test_browser_figures.py checks the plotted numbers against grpo_nb in headless Chromium.
  *
- * A figure is a <div data-grpo-figure="map|orbit|weights|bifurcation|variant" id=...> with optional data-beta,
- * data-p-ref, data-eps, data-n, data-alpha and data-normalization (its defaults) and a <p class="grpo-caption"> inside,
- * which stays below the figure. The "variant" figure is the twin of grpo_nb/variants/map.py (the GRPO variants:
- * mean-only normalisation, KL to the previous policy with weight 1 - alpha).
+ * A figure is a <div data-grpo-figure="map|orbit|weights|bifurcation|variant|distribution" id=...> with optional
+ * data-beta, data-p-ref, data-eps, data-n, data-alpha, data-normalization and data-clip (its defaults) and a
+ * <p class="grpo-caption"> inside, which stays below the figure. The "variant" figure is the twin of
+ * grpo_nb/variants/map.py (the GRPO variants: mean-only normalisation, KL to the previous policy with weight
+ * 1 - alpha); the "distribution" figure the twin of grpo_nb/tabular/distribution.py and clip_bias.py (pass@k before
+ * and after exact steps, one prompt and prompts sharing a policy; the entropy of GRPO-Clip's expected updates).
  * window.grpoFigures[id] exposes its state, its plotted numbers (.data), .redraw() and .set({beta, p_ref, eps, n}).
  */
 (function () {
@@ -19,6 +21,7 @@
   if (!G) throw new Error('grpo_figures.js needs grpo_math.js: <script src="../grpo_math.js"></script> before it');
   const { logit, sigmoid, logitMap, orbit, variantMap, variantOrbit, fixedPoints, variantFixedPoints, weights } = G;
   const { longRun, period, linGrid, logGrid, pGrid: pGridN } = G;
+  const { passAtK, sharedSuccessOrbit, expectedUpdateOrbit, clipModes, examples } = G;
   const M = Math;
   const figures = (window.grpoFigures = {});
 
@@ -434,6 +437,103 @@
     };
   }
 
+  const PASS_K = Array.from({ length: 256 }, (_, i) => i + 1); // k = 1..256 on the pass@k panel
+  // clip mode -> [name, the bound it puts on the ratio, line class]
+  const MODE_LINES = {
+    none: ["no clip", "", "ink thick"],
+    symmetric: ["symmetric clip", ", 1 ± ε<sub>clip</sub>", "c4 thick dashed"],
+    high_only: ["upper clip only", ", 1 + ε<sub>clip</sub>", "c2 thick dotted"],
+    low_only: ["lower clip only", ", 1 − ε<sub>clip</sub>", "c3 thick dashdot"],
+  };
+  const signed = (x) => (x >= 0 ? "+" : "−") + fmt(M.abs(x), 2);
+  const meanPassAtK = (ps, k) => ps.reduce((t, p) => t + passAtK(p, k), 0) / ps.length;
+
+  /** pass@k against k before and after n exact steps: one prompt (Theorem 2's orbit from p_ref) and the crossover
+   *  example's prompts sharing one policy (distribution.shared_success_orbit); and the entropy of the clip bandit's
+   *  expected GRPO-Clip updates in each clip mode (clip_bias.expected_update_orbit), with verifiable or random
+   *  rewards. The bandit does not depend on beta or p_ref: its orbits are kept until n, the clip or the rewards
+   *  change. */
+  function drawDistribution(fig, [w1, w2]) {
+    const { beta, p_ref, eps, n, clip, randomRewards } = fig.state;
+    const z = orbit(logit(p_ref), beta, eps, n);
+    const pN = sigmoid(z[n]);
+    const shared = sharedSuccessOrbit(examples.CROSSOVER_PI_REF, examples.CROSSOVER_REWARD, beta, eps, n);
+    const curves = {
+      one_prompt_before: PASS_K.map((k) => passAtK(p_ref, k)),
+      one_prompt_after: PASS_K.map((k) => passAtK(pN, k)),
+      shared_before: PASS_K.map((k) => meanPassAtK(shared[0], k)),
+      shared_after: PASS_K.map((k) => meanPassAtK(shared[n], k)),
+    };
+    const key = `${n} ${clip} ${randomRewards}`;
+    if (!fig.cache || fig.cache.key !== key) {
+      const t0 = performance.now();
+      const options = {
+        groupSize: examples.BANDIT_GROUP_SIZE,
+        lr: examples.BANDIT_LR,
+        mu: examples.BANDIT_MU,
+        n,
+        clipEps: clip,
+        rewardProb: 0.5,
+        reward: randomRewards ? null : examples.BANDIT_REWARD,
+      };
+      const logits0 = examples.BANDIT_PI0.map(M.log);
+      const modes = {};
+      for (const mode of clipModes) {
+        const o = expectedUpdateOrbit(logits0, { ...options, mode });
+        const logits = o.logits.map((row) => Array.from(row));
+        modes[mode] = { entropy: Array.from(o.entropy), top_mass: Array.from(o.topMass), logits };
+      }
+      fig.cache = { key, modes, ms: performance.now() - t0 };
+    }
+    const { modes } = fig.cache;
+    const h = M.round(M.min(0.9 * w1, 420));
+    const left = plot(w1, h, {
+      xlim: [1, 256],
+      xlog: true,
+      ylim: [0, 1.02],
+      title: `β = ${fmt(beta)}, ${P_REF} = ${fmtP(logit(p_ref))}, ${n} exact steps`,
+      xlabel: "k (answers sampled per prompt)",
+      ylabel: "pass@k",
+    });
+    left.line(PASS_K, curves.one_prompt_before, "c0 dashed");
+    left.line(PASS_K, curves.one_prompt_after, "c0 thick");
+    left.line(PASS_K, curves.shared_before, "c1 dashed");
+    left.line(PASS_K, curves.shared_after, "c1 thick");
+    const steps = Array.from({ length: n + 1 }, (_, m) => m);
+    const right = plot(w2, h, {
+      xlim: [0, n],
+      ylim: [0, 1.5],
+      title: `clip bandit, ε${sub("clip")} = ${fmt(clip)}, ${randomRewards ? "random" : "verifiable"} rewards`,
+      xlabel: "GRPO iteration",
+      ylabel: "entropy H(π)",
+    });
+    right.line([0, n], [M.log(4), M.log(4)], "grid-strong");
+    for (const mode of clipModes) right.line(steps, modes[mode].entropy, MODE_LINES[mode][2]);
+    const items = [
+      [`one prompt: before (${P_REF_HTML})`, "line", "c0 dashed"],
+      [`after n steps (p${hsub("n")})`, "line", "c0 thick"],
+      ["shared policy, 3 prompts: before", "line", "c1 dashed"],
+      ["after n shared steps", "line", "c1 thick"],
+      ...clipModes.map((mode) => [MODE_LINES[mode][0] + MODE_LINES[mode][1], "line", MODE_LINES[mode][2]]),
+      ["uniform policy, H = log 4", "line", "grid-strong"],
+    ];
+    const [gain1, gainK] = [0, 255].map((i) => curves.shared_after[i] - curves.shared_before[i]);
+    const rises = pN > p_ref ? "rises at every k" : "does not rise";
+    const passText =
+      `After n = ${n} exact steps: shared example pass@1 ${signed(gain1)}, pass@256 ${signed(gainK)}; ` +
+      `one prompt (p = ${fmtP(logit(p_ref))} → ${fmtP(z[n])}): pass@k ${rises}.`;
+    const final = clipModes.map((mode) => {
+      const { entropy, top_mass } = modes[mode];
+      return `${MODE_LINES[mode][0]}: H = ${fmt(entropy[n])}, top mass ${fmt(top_mass[n])}`;
+    });
+    const top = "top: the answer most likely at the start, a wrong one";
+    const entropyText = ` Clip bandit after ${n} iterations (${top}): ${final.join("; ")}.`;
+    const svgs = [left.svg("pass@k against k"), right.svg("entropy against the iteration")];
+    fig.show(svgs, passText + entropyText, items);
+    const sharedP = shared.map((row) => Array.from(row));
+    return { k: PASS_K, z: Array.from(z), p_n: pN, shared_p: sharedP, ...curves, modes, bandit_ms: fig.cache.ms };
+  }
+
   // ------------------------------------------------------------------ sliders and set-up
 
   const SLIDERS = {
@@ -487,6 +587,16 @@
       from: (v) => v,
       show: (v) => fmt(v),
     },
+    clip: {
+      label: "ε<sub>clip</sub>",
+      help: "clip range of the ratio",
+      min: 0.01,
+      max: 1,
+      step: 0.01,
+      to: (s) => s,
+      from: (v) => v,
+      show: (v) => fmt(v),
+    },
     betaIndex: {
       label: "β",
       help: "KL coefficient β picked on the diagram (log scale)",
@@ -516,6 +626,13 @@
       draw: drawVariant,
       toggle: ["meanOnly", "mean-only normalisation"],
     },
+    distribution: {
+      sliders: ["beta", "p_ref", "n", "clip"],
+      panels: 2,
+      draw: drawDistribution,
+      nMax: 40, // the bandit's exact expectation: 4 modes x n iterations x 1716 groups with random rewards
+      toggle: ["randomRewards", "random rewards"],
+    },
   };
 
   const nearestBeta = (beta) =>
@@ -534,6 +651,8 @@
       alpha: num(d.alpha, 1),
       meanOnly: d.normalization === "mean",
       logitAxes: false,
+      clip: num(d.clip, 0.2),
+      randomRewards: false,
     };
     state.betaIndex = nearestBeta(state.beta);
     const caption = root.querySelector(".grpo-caption"); // kept; the rest (a note for notebooks) is replaced
@@ -580,7 +699,8 @@
     };
     for (const key of kind.sliders) {
       const s = SLIDERS[key];
-      const [min, max] = key === "p_ref" && kind.pRefMin !== undefined ? [kind.pRefMin, kind.pRefMax] : [s.min, s.max];
+      let [min, max] = key === "p_ref" && kind.pRefMin !== undefined ? [kind.pRefMin, kind.pRefMax] : [s.min, s.max];
+      if (key === "n" && kind.nMax !== undefined) max = kind.nMax;
       const label = document.createElement("label");
       label.title = s.help;
       const range = `<input type="range" min="${min}" max="${max}" step="${s.step}" aria-label="${s.help}">`;
@@ -637,7 +757,9 @@
 .grpo-fig .grid-strong{stroke:var(--muted);stroke-dasharray:2 3}
 .grpo-fig .frame{fill:none;stroke:var(--muted);stroke-width:1}
 .grpo-fig .ink{stroke:var(--ink)}.grpo-fig .dashed{stroke-dasharray:5 4}.grpo-fig .thick{stroke-width:2.2}
-.grpo-fig .c0{stroke:var(--c0)}.grpo-fig .c1{stroke:var(--c1)}
+.grpo-fig .c0{stroke:var(--c0)}.grpo-fig .c1{stroke:var(--c1)}.grpo-fig .c2{stroke:#2ca02c}.grpo-fig .c3{stroke:#9467bd}
+.grpo-fig .c4{stroke:#d62728}
+.grpo-fig .dotted{stroke-dasharray:1.5 3.5;stroke-linecap:round}.grpo-fig .dashdot{stroke-dasharray:9 3 2 3}
 .grpo-fig .muted{stroke:var(--muted);stroke-width:1;stroke-opacity:.55}
 .grpo-fig .orbit{stroke:var(--orbit);stroke-width:1;stroke-opacity:.9}
 .grpo-fig circle.start{fill:var(--orbit);stroke:none}

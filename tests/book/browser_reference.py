@@ -8,16 +8,20 @@ slider move, in the same logit coordinates as
 monotone brackets for the fixed points. A chapter places a figure with ``<div data-grpo-figure="KIND" id=...>`` in a
 Markdown cell:
 
-==============  ================================================================  =====================================
-KIND            what it draws (sliders)                                           Python twin (:func:`reference`)
-==============  ================================================================  =====================================
-``map``         Fig. 2: h(p) against p, every fixed point (beta, p_ref, eps)      ``dynamics.logit_h``, ``fixed_points``
-``orbit``       Fig. 5: p_n against n, and its cobweb (beta, p_ref, eps, n)       ``dynamics.iterate_logit``
-``weights``     Eq. 4: omega^+_eps and omega^-_eps against p (eps)                ``weights.omega_plus``/``omega_minus``
-``bifurcation`` long-run logits over a beta grid, cobweb at one beta (p_ref, ...) ``dynamics.iterate_logit``
-``variant``     a GRPO variant's orbit and cobweb (beta, p_ref, eps, alpha, n,    ``variants.iterate_logit``,
-                mean-only box)                                                    ``variants.Variant``
-==============  ================================================================  =====================================
+================  ==============================================================  =====================================
+KIND              what it draws (sliders)                                         Python twin (:func:`reference`)
+================  ==============================================================  =====================================
+``map``           Fig. 2: h(p) against p, every fixed point (beta, p_ref, eps)    ``dynamics.logit_h``, ``fixed_points``
+``orbit``         Fig. 5: p_n against n, and its cobweb (beta, p_ref, eps, n)     ``dynamics.iterate_logit``
+``weights``       Eq. 4: omega^+_eps and omega^-_eps against p (eps)              ``weights.omega_plus``/``omega_minus``
+``bifurcation``   long-run logits over a beta grid, cobweb at one beta (p_ref,    ``dynamics.iterate_logit``
+                  eps, beta, n)
+``variant``       a GRPO variant's orbit and cobweb (beta, p_ref, eps, alpha, n,  ``variants.iterate_logit``,
+                  mean-only box)                                                  ``variants.Variant``
+``distribution``  pass@k against k before and after n exact steps, one prompt     ``tabular.distribution``,
+                  and the shared crossover example; the clip bandit's entropy     ``tabular.clip_bias``,
+                  per clip mode (beta, p_ref, n, clip, random-rewards box)        ``tabular.examples``
+================  ==============================================================  =====================================
 
 In the page, ``window.grpoFigures[id].data`` holds the numbers a figure plots and the inputs it used;
 :func:`reference` recomputes them with :mod:`grpo_nb`, and ``tests/book/test_browser_figures.py`` compares the two
@@ -30,11 +34,22 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-from scipy.special import logit
+from scipy.special import expit, logit
 
 from grpo_nb.dynamics.fixed_points import fixed_points_grid
 from grpo_nb.dynamics.map import iterate_logit, log_abs_logit_map_slope, logit_h, logit_map
-from grpo_nb.validation import check_alpha, check_beta, check_eps, check_p_ref, check_positive_int, check_scalar
+from grpo_nb.tabular import examples
+from grpo_nb.tabular.clip_bias import CLIP_MODES, expected_update_orbit
+from grpo_nb.tabular.distribution import pass_at_k, shared_success_orbit
+from grpo_nb.validation import (
+    check_alpha,
+    check_beta,
+    check_clip_eps,
+    check_eps,
+    check_p_ref,
+    check_positive_int,
+    check_scalar,
+)
 from grpo_nb.variants.map import iterate_logit as variant_iterate_logit
 from grpo_nb.variants.map import log_abs_variant_logit_map_slope, variant_logit_map
 from grpo_nb.variants.variant import Variant
@@ -55,7 +70,7 @@ BROWSER = Path(__file__).resolve().parents[2] / "grpo_nb" / "browser"
 SCRIPT = BROWSER / "grpo_figures.js"  # the drawing
 MATH_SCRIPT = BROWSER / "grpo_math.js"  # the numbers (window.GrpoMath; module.exports under node)
 RTOL = 1e-9  # relative to max(1, |logit|)
-KINDS = ("map", "orbit", "weights", "bifurcation", "variant")
+KINDS = ("map", "orbit", "weights", "bifurcation", "variant", "distribution")
 
 
 def _fixed_points(p_ref: float, beta: float, eps: float, variant: Variant | None = None) -> dict[str, np.ndarray]:
@@ -64,13 +79,14 @@ def _fixed_points(p_ref: float, beta: float, eps: float, variant: Variant | None
     return {"fixed_logits": grid.logits[has], "fixed_slopes": grid.slopes[has]}
 
 
-def reference(kind: str, data: dict) -> dict[str, np.ndarray]:
+def reference(kind: str, data: dict) -> dict[str, np.ndarray | dict]:
     """What grpo_nb computes for the inputs a browser figure used (``data`` as read from the page).
 
     ``data["params"]`` holds beta, p_ref, eps (and n; for ``variant`` also alpha and meanOnly); the grids (``p``,
     ``x``, ``betas``) are the figure's own. Returns arrays under the names the figure uses: ``logit_h``, ``z``,
     ``logit_gx``, ``omega_plus``, ``omega_minus``, ``limit`` (bifurcation: shape (len(betas), keep)), ``z_paper``
-    (variant: Theorem 2's orbit beside it), and ``fixed_logits``/``fixed_slopes``.
+    (variant: Theorem 2's orbit beside it), and ``fixed_logits``/``fixed_slopes``; for ``distribution`` the names of
+    :func:`_distribution_reference`.
     """
     if kind not in KINDS:
         raise ValueError(f"kind={kind!r} is not a browser figure; valid kinds are {', '.join(KINDS)}")
@@ -82,6 +98,8 @@ def reference(kind: str, data: dict) -> dict[str, np.ndarray]:
     p_ref, beta = float(check_p_ref(par["p_ref"])), float(check_beta(par["beta"]))
     if kind == "variant":
         return _variant_reference(data, p_ref, beta, eps)
+    if kind == "distribution":
+        return _distribution_reference(data, p_ref, beta, eps)
     out = _fixed_points(p_ref, beta, eps)
     if kind == "map":
         out["logit_h"] = logit_h(np.asarray(data["p"], dtype=float), p_ref, beta, eps)
@@ -112,6 +130,39 @@ def _variant_reference(data: dict, p_ref: float, beta: float, eps: float) -> dic
         )
         out["z_paper"] = iterate_logit(p_ref, beta, eps, n=n)
         out["logit_gx"] = variant(np.asarray(data["x"], dtype=float), logit(p_ref), beta, eps)
+    return out
+
+
+def _distribution_reference(data: dict, p_ref: float, beta: float, eps: float) -> dict[str, np.ndarray | dict]:
+    """The ``distribution`` figure's numbers at the figure's k (1..256): Theorem 2's orbit ``z`` from p_ref and
+    ``p_n`` = expit(z_n); pass@k of one prompt before (p_ref) and after (p_n); the crossover example's success
+    probabilities ``shared_p`` (n + 1, Q) of n shared exact steps and its prompt-averaged pass@k before and after;
+    ``modes``: for each clip mode the clip bandit's expected-update orbit (``entropy``, ``top_mass``, ``logits``) at
+    the clip range ``params["clip"]``, with Bernoulli(1/2) rewards when ``params["randomRewards"]``, else verifiable."""
+    par = data["params"]
+    n = check_positive_int("n", int(par["n"]))
+    try:
+        clip = check_scalar("clip", check_clip_eps(par["clip"]))
+    except ValueError as err:
+        raise ValueError(str(err).replace("clip_eps", "clip")) from err
+    k = np.asarray(data["k"])
+    if k.ndim != 1 or not np.array_equal(k, np.round(k)) or (k < 1).any():
+        raise ValueError(f"k={data['k']!r} is out of range; valid: integers >= 1")
+    k = k.astype(np.int64)
+    out: dict[str, np.ndarray | dict] = {"z": iterate_logit(p_ref, beta, eps, n=n)}
+    out["p_n"] = expit(out["z"][-1])
+    out["one_prompt_before"], out["one_prompt_after"] = pass_at_k(p_ref, k), pass_at_k(out["p_n"], k)
+    shared = shared_success_orbit(examples.CROSSOVER_PI_REF, examples.CROSSOVER_REWARD, beta, eps, n=n)
+    out["shared_p"] = shared
+    out["shared_before"], out["shared_after"] = (
+        pass_at_k(p[:, None], k[None, :]).mean(axis=0) for p in shared[[0, -1]]
+    )
+    bandit = dict(group_size=examples.BANDIT_GROUP_SIZE, lr=examples.BANDIT_LR, mu=examples.BANDIT_MU, n=n)
+    reward = None if par["randomRewards"] else examples.BANDIT_REWARD
+    out["modes"] = {}
+    for mode in CLIP_MODES:
+        trace = expected_update_orbit(np.log(examples.BANDIT_PI0), mode=mode, clip_eps=clip, reward=reward, **bandit)
+        out["modes"][mode] = {"entropy": trace.entropy, "top_mass": trace.top_mass, "logits": trace.logits}
     return out
 
 

@@ -2,7 +2,7 @@
 
 The book is built once as the site is built, served from 127.0.0.1, and opened with Playwright driving the system
 ``chromium``; every request that does not go to that server is aborted, so the figures are shown to work offline.
-On each of the five pages with a browser figure:
+On each of the six pages with a browser figure:
 
 - every slider on the page belongs to a browser figure, and moving it with the keyboard redraws the figure
   (no dead slider: the ipywidgets explorers are not rendered without a kernel);
@@ -10,7 +10,8 @@ On each of the five pages with a browser figure:
   that include hard prompts, beta = 1e-3 and 1e3 and eps = 0, equal what grpo_nb computes
   (:func:`tests.book.browser_reference.reference`) to 1e-9 relative in logit space;
 - the slider moves that ``benchmarks/browser_redraw.py`` times redraw their figure at full size (200 iterations
-  and a 400-point curve); how fast is the benchmark's business, never an assert of this suite.
+  and a 400-point curve; the distribution figure at its most iterations, 40, with random rewards); how fast is the
+  benchmark's business, never an assert of this suite.
 
 Negative tests serve the page a grpo_math.js with a wrong formula and check that the comparison fails
 (``tests/unit/test_browser_math_parity.py`` checks grpo_math.js against grpo_nb without a browser, under node).
@@ -22,9 +23,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from scipy.special import logit
+from scipy.special import expit, logit
 
 from grpo_nb.dynamics.map import iterate_logit, logit_map
+from grpo_nb.tabular.distribution import pass_at_k
 from tests.book.browser_reference import (
     KINDS,
     MATH_SCRIPT,
@@ -44,6 +46,7 @@ FIGURES = {  # page -> (figure id, kind)
     "book/stabilised_grpo": ("weights-browser", "weights"),
     "book/hard_prompts": ("bifurcation-browser", "bifurcation"),
     "book/variants": ("variants-browser", "variant"),
+    "book/distribution": ("distribution-browser", "distribution"),
 }
 # (p_ref, beta, eps) set with the sliders: the defaults of the chapters, the paper's "divergent" case, hard prompts,
 # the ends of the beta range, eps = 0, fixed points within 1e-300 of 1 (logit 6e3 and 3e5) and p_ref next to 1
@@ -71,6 +74,16 @@ VARIANT_CASES = [  # p_ref, beta, eps, alpha, mean-only: both KLs, mirror, alpha
     (1 - 1e-9, 1.0, 1.0, 0.25, False),
     (1e-8, 20.0, 1e-5, 0.5, False),
 ]
+# p_ref, beta, eps (the page's), n, clip, random rewards: the page's defaults, both reward kinds at the most iterations,
+# the ends of the beta, p_ref and clip sliders, the chaotic hard prompt (1e-4, 5.3), n = 1
+DISTRIBUTION_CASES = [
+    (0.1, 0.2, 1e-5, 20, 0.2, False),
+    (0.1, 0.2, 1e-5, 40, 0.2, True),
+    (1e-4, 5.3, 1e-5, 40, 0.01, False),
+    (1e-9, 1e3, 1e-5, 7, 1.0, True),
+    (1 - 1e-9, 1e-3, 1e-5, 1, 0.5, False),
+    (0.5, 0.05, 1e-5, 30, 0.05, True),
+]
 BIFURCATION_CASES = [  # p_ref, beta picked on the diagram, eps
     (1e-4, 5.3, 1e-5),
     (1e-3, 0.5, 1e-2),
@@ -91,6 +104,8 @@ def check_figure(kind: str, data: dict) -> dict:
         np.testing.assert_allclose(data["omega_plus"], ref["omega_plus"], rtol=1e-12, err_msg="omega+")
         np.testing.assert_allclose(data["omega_minus"], ref["omega_minus"], rtol=1e-12, err_msg="omega-")
         return {}
+    if kind == "distribution":
+        return check_distribution(data, ref)
     fps = data["fixed_points"]
     assert_logits_close([f["logit"] for f in fps], ref["fixed_logits"], "fixed points (logits)")
     np.testing.assert_allclose([f["slope"] for f in fps], ref["fixed_slopes"], rtol=RTOL, atol=1e-300, err_msg="h'(p*)")
@@ -115,6 +130,33 @@ def check_figure(kind: str, data: dict) -> dict:
         full["diagram"] = assert_orbit_matches(limit_js, par["p_ref"], betas, par["eps"], z_py, "diagram")
         assert np.allclose(ref["limit"], z_py[transient + 1 :].T, equal_nan=True)
     return full
+
+
+def check_distribution(data: dict, ref: dict) -> dict:
+    """The distribution figure against grpo_nb: Theorem 2's orbit as :func:`assert_orbit_matches` compares it; p_n
+    and the one prompt's pass@k after n steps to RTOL max(1, |z_n|) (what a logit error of RTOL max(1, |z_n|) moves
+    them by), from grpo_nb's orbit where the whole orbit was compared, else (chaos) from the figure's own z_n; the
+    rest to RTOL: pass@k before, the shared example's success probabilities and pass@k, and the clip bandit's
+    logits (relative to max(1, |logit|)), entropy and top mass in every clip mode."""
+    par = data["params"]
+    z = np.asarray(data["z"], dtype=float)
+    full = assert_orbit_matches(z, par["p_ref"], par["beta"], par["eps"], ref["z"], "orbit")
+    rtol = RTOL * max(1.0, abs(z[-1])) if np.isfinite(z[-1]) else RTOL
+    p_n, after = (ref["p_n"], ref["one_prompt_after"]) if full == z.size else (expit(z[-1]), None)
+    after = pass_at_k(p_n, np.asarray(data["k"])) if after is None else after
+    np.testing.assert_allclose(data["p_n"], p_n, rtol=rtol, atol=0, err_msg="p_n")
+    np.testing.assert_allclose(data["one_prompt_after"], after, rtol=rtol, atol=1e-300, err_msg="one prompt, after")
+    close = {"rtol": RTOL, "atol": 1e-300}
+    np.testing.assert_allclose(data["one_prompt_before"], ref["one_prompt_before"], **close, err_msg="one prompt")
+    for name in ("shared_p", "shared_before", "shared_after"):
+        np.testing.assert_allclose(data[name], ref[name], **close, err_msg=f"{name} (shared example)")
+    assert sorted(data["modes"]) == sorted(ref["modes"]), data["modes"].keys()
+    for mode, trace in ref["modes"].items():
+        js, what = data["modes"][mode], f"clip bandit, {mode}"
+        assert_logits_close(js["logits"], trace["logits"], f"{what} (logits)")
+        np.testing.assert_allclose(js["entropy"], trace["entropy"], **close, err_msg=f"{what} (entropy)")
+        np.testing.assert_allclose(js["top_mass"], trace["top_mass"], **close, err_msg=f"{what} (top mass)")
+    return {"orbit": full}
 
 
 # --------------------------------------------------------------------------- the site and the browser
@@ -173,6 +215,8 @@ def slider_positions(kind: str, p_ref: float, beta: float, eps: float) -> dict:
         pos["beta"] = float(np.log10(beta))
     if kind in ("orbit", "variant"):
         pos["n"] = 200
+    if kind == "distribution":  # no eps slider: eps is the page's
+        del pos["eps"]
     return pos
 
 
@@ -240,6 +284,8 @@ def test_plotted_numbers_equal_grpo_nb(browser, site, doc):
         cases = BIFURCATION_CASES
     elif kind == "variant":
         cases = VARIANT_CASES
+    elif kind == "distribution":
+        cases = DISTRIBUTION_CASES
     else:
         cases = MAP_CASES
     compared = []
@@ -250,9 +296,14 @@ def test_plotted_numbers_equal_grpo_nb(browser, site, doc):
         if kind == "variant":  # the box first (its change redraws), then the sliders, alpha among them
             page.evaluate("([id, v]) => window.grpoFigures[id].set({meanOnly: v})", [fid, variant[1]])
             pos["alpha"] = variant[0]
+        if kind == "distribution":  # the box first, then the sliders, n and clip among them
+            page.evaluate("([id, v]) => window.grpoFigures[id].set({randomRewards: v})", [fid, variant[2]])
+            pos.update(n=variant[0], clip=variant[1])
         data = page.evaluate(SET_SLIDERS, [fid, pos])
         if kind == "variant":
             assert data["params"]["alpha"] == variant[0] and data["params"]["meanOnly"] == variant[1]
+        if kind == "distribution":
+            assert [data["params"][key] for key in ("n", "clip", "randomRewards")] == variant, data["params"]
         if kind == "bifurcation":  # the grid value of beta nearest the one asked for
             data = page.evaluate("([id, b]) => window.grpoFigures[id].set({beta: b})", [fid, beta])
         par = data["params"]
@@ -275,6 +326,8 @@ TIMED_MOVES = [  # (page, slider moved, two positions, settings first): every fi
     ("book/hard_prompts", "betaIndex", "200", "260", {"n": 200}),
     ("book/hard_prompts", "p_ref", "-9.2", "-6.9", {"n": 200}),  # recomputes the whole diagram
     ("book/variants", "alpha", "0.4", "0.6", {"n": 200}),
+    ("book/distribution", "clip", "0.2", "0.3", {"n": 40, "randomRewards": True}),  # 4 modes x 40 x 1716 groups
+    ("book/distribution", "beta", "-0.7", "-0.6", {"n": 40, "randomRewards": True}),  # the bandit's orbits are kept
 ]
 MOVE = """([id, key, value]) => {
   // a slider move as the reader makes it: new value, input event; returns the figure's data afterwards
@@ -323,6 +376,11 @@ WRONG_FORMULAS = {  # a wrong formula in grpo_math.js, the page that shows it, a
         "book/variants",
         "map curve",
     ),
+    "the prompts' advantages summed, not averaged": (
+        ("sum / Q / beta", "sum / beta"),
+        "book/distribution",
+        "shared_p",
+    ),
 }
 
 
@@ -334,7 +392,7 @@ def test_a_wrong_formula_in_the_script_is_caught(browser, site, name):
     assert source.count(right) == 1, f"the negative test no longer matches grpo_math.js: {right!r}"
     page = open_page(browser, site, doc, math_script=source.replace(right, wrong))
     fid, kind = FIGURES[doc]
-    data = page.evaluate(SET_SLIDERS, [fid, {"eps": -5.0}])
+    data = page.evaluate(SET_SLIDERS, [fid, {"beta": -0.7} if kind == "distribution" else {"eps": -5.0}])
     if kind == "orbit":
         data = page.evaluate(SET_SLIDERS, [fid, {"beta": 0.7, "p_ref": float(logit(1e-3))}])  # a fixed point below 1/2
     if kind == "variant":
@@ -356,6 +414,13 @@ def test_reference_rejects_bad_input():
         reference("orbit", {"params": {"beta": 1.0, "p_ref": 1.5, "eps": 0.0, "n": 3}, "x": [0.5], "coords": "p"})
     with pytest.raises(ValueError, match="eps=nan"):
         reference("weights", {"params": {"eps": float("nan")}, "p": [0.5]})
+    par = {"beta": 0.2, "p_ref": 0.1, "eps": 1e-5, "n": 2, "clip": 0.2, "randomRewards": False}
+    with pytest.raises(ValueError, match="clip=-0.1"):
+        reference("distribution", {"params": {**par, "clip": -0.1}, "k": [1, 2]})
+    with pytest.raises(ValueError, match="n=0"):
+        reference("distribution", {"params": {**par, "n": 0}, "k": [1, 2]})
+    with pytest.raises(ValueError, match="k="):
+        reference("distribution", {"params": par, "k": [0, 1.5]})
     assert set(KINDS) == {kind for _, kind in FIGURES.values()}
 
 

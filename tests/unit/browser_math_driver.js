@@ -53,6 +53,19 @@ const evaluate = (G) => ({
     const windows = spec.betas.map((_, j) => limit.subarray(j * spec.keep, (j + 1) * spec.keep));
     return { limit: arr(limit), periods: windows.map((w) => G.period(w, spec.max_period)) };
   }),
+  // pass@k at every (p, k) of the p grid and the k grid
+  pass_at_k: spec.p.map((p) => spec.ks.map((k) => G.passAtK(p, k))),
+  // the success probabilities of shared exact steps, for each problem (pi_ref, reward table) at every (beta, eps)
+  shared: spec.shared_problems.map(({ pi_ref, reward }) =>
+    spec.shared_cases.map(([beta, eps]) => G.sharedSuccessOrbit(pi_ref, reward, beta, eps, spec.shared_n).map(arr)),
+  ),
+  // the expected-update orbits of GRPO-Clip, one per case (logits0 and the options of expectedUpdateOrbit)
+  update: spec.update_cases.map(({ logits0, ...options }) => {
+    const o = G.expectedUpdateOrbit(logits0, options);
+    return { logits: o.logits.map(arr), top_mass: arr(o.topMass), entropy: arr(o.entropy) };
+  }),
+  // the fixed problems of the distribution figure and the clip modes
+  constants: { examples: G.examples, clip_modes: G.clipModes },
 });
 
 const out = process.argv.slice(2).map((file) => evaluate(require(path.resolve(file))));
