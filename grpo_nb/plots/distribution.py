@@ -16,6 +16,7 @@ import numpy as np
 from matplotlib.figure import Figure
 from scipy.special import expit
 
+from grpo_nb.constants import PAPER_EPS
 from grpo_nb.dynamics.map import iterate_logit
 from grpo_nb.tabular.clip_bias import CLIP_MODES, expected_update_orbit
 from grpo_nb.tabular.distribution import pass_at_k, shared_success_orbit, signed_success_orbit
@@ -80,7 +81,7 @@ def draw_pass_at_k(
     p_refs: Sequence[float] = (0.01, 0.1),
     *,
     beta: float = 1.0,
-    eps: float = 1e-5,
+    eps: float = PAPER_EPS,
     n: int = 10,
     shared_beta: float = 0.2,
 ) -> Figure:
@@ -142,7 +143,7 @@ def draw_clip_modes(
 
 
 def draw_signed_parts(
-    p_refs: Sequence[float] = (0.05, 0.8), *, beta: float = 1.0, eps: float = 1e-5, n: int = 15, sampled: Mapping
+    p_refs: Sequence[float] = (0.05, 0.8), *, beta: float = 1.0, eps: float = PAPER_EPS, n: int = 15, sampled: Mapping
 ) -> Figure:
     """Left: p_n of the exact iteration with each part of the advantage, from two p_ref. Right: the clip bandit's
     expected-update entropy with each part (``sampled``: part -> entropy path)."""
@@ -167,7 +168,7 @@ def draw_signed_parts(
 def draw_explorer(
     p_ref: float = 0.1,
     beta: float = 0.2,
-    eps: float = 1e-5,
+    eps: float = PAPER_EPS,
     *,
     n: int = 20,
     clip_eps: float = 0.2,

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from ipywidgets import Checkbox, FloatSlider, IntSlider, interact
 
+from grpo_nb.constants import PAPER_EPS
 from grpo_nb.plots.distribution import draw_explorer
 from grpo_nb.widgets.sliders import BETA_RANGE, P_REF_RANGE, log_slider, show
 
@@ -13,7 +14,7 @@ __all__ = ["distribution_explorer"]
 
 
 def distribution_explorer(
-    p_ref: float = 0.1, beta: float = 0.2, eps: float = 1e-5, *, n: int = 20, clip_eps: float = 0.2
+    p_ref: float = 0.1, beta: float = 0.2, eps: float = PAPER_EPS, *, n: int = 20, clip_eps: float = 0.2
 ):
     """pass@k before and after n exact steps, and the clip bandit's entropy under the four clip modes, with sliders."""
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import softmax
 
+from grpo_nb.constants import PAPER_EPS
 from grpo_nb.report import Table
 from grpo_nb.tabular.clip_bias import expected_update_orbit
 from grpo_nb.tabular.distribution import SIGNED_PARTS, pass_at_k, shared_success_orbit, signed_logit_increment
@@ -51,7 +52,7 @@ class SignedExact:
     positive_wins_below_half: bool
 
 
-def signed_exact(*, eps: float = 1e-5, n: int = 20) -> SignedExact:
+def signed_exact(*, eps: float = PAPER_EPS, n: int = 20) -> SignedExact:
     """The three parts' exact orbits with KL to pi_ref from every p_ref of the grid at beta in {0.1, 1, 10}."""
     gains, returns = {}, {}
     for part in SIGNED_PARTS:
@@ -88,7 +89,7 @@ class SignedShared:
     change: dict
 
 
-def signed_shared(*, eps: float = 1e-5, n: int = 10, betas: tuple = (0.2, 1.0)) -> SignedShared:
+def signed_shared(*, eps: float = PAPER_EPS, n: int = 10, betas: tuple = (0.2, 1.0)) -> SignedShared:
     """pass@1 and pass@256 changes of the crossover example for each part and beta."""
     change, rows = {}, []
     for beta in betas:

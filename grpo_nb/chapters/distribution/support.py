@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import expit, softmax
 
+from grpo_nb.constants import PAPER_EPS
 from grpo_nb.report import Table
 from grpo_nb.tabular.clip_bias import expected_update_orbit
 from grpo_nb.tabular.distribution import pass_at_k, shared_success_orbit, within_class_drift
@@ -73,7 +74,7 @@ def _random_instance(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, 
     k = int(rng.integers(3, 9))
     reward = np.zeros(k)
     reward[rng.choice(k, size=int(rng.integers(1, k)), replace=False)] = 1.0
-    return rng.dirichlet(np.ones(k)), reward, float(rng.choice([0.1, 1.0, 10.0])), float(rng.choice([1e-5, 1e-2]))
+    return rng.dirichlet(np.ones(k)), reward, float(rng.choice([0.1, 1.0, 10.0])), float(rng.choice([PAPER_EPS, 1e-2]))
 
 
 def class_ratios(rng: np.random.Generator, *, n_instances: int = 6, n: int = 3) -> ClassRatios:
@@ -111,7 +112,7 @@ class PerPromptPassAtK:
 
 P_REF_GRID = np.geomspace(1e-6, 0.99, 13)
 BETA_GRID = (1e-3, 0.1, 1.0, 10.0, 1e3)
-EPS_GRID = (0.0, 1e-5, 1e-2)
+EPS_GRID = (0.0, PAPER_EPS, 1e-2)
 
 
 def per_prompt_pass_at_k(*, n: int = 30) -> PerPromptPassAtK:

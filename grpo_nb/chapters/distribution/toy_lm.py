@@ -13,12 +13,13 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
+from importlib import resources
 from itertools import permutations
 
 import numpy as np
 
-from grpo_nb.chapters.trl_grpo.full_runs import load_result, run_label
 from grpo_nb.report import Table
 from grpo_nb.tabular.distribution import pass_at_k
 from grpo_nb.toylm.distribution_runs import CLIP_MODES, load_distribution_runs
@@ -163,12 +164,13 @@ class TrlPassAtK:
 
 def trl_pass_at_k() -> TrlPassAtK:
     """TRL's three cached runs of the toy task (``trl_full.json``): p_ref and the last measured p of each prompt."""
-    result = load_result(TRL_RUNS)
+    # read as package data: the TRL chapter's loader sits in a package that imports TRL, which this chapter needs not
+    result = json.loads((resources.files("grpo_nb") / "data" / TRL_RUNS).read_text())
     mean, falling, largest, rows = {}, {}, {}, []
     for key, run in result["runs"].items():
         p = np.array([[q["p_measured"][0], q["p_measured"][-1]] for q in run["per_prompt"]])
         mean[key] = _mean_pass_change(p.T[None])[0]
         falling[key], largest[key] = int(np.sum(p[:, 1] < p[:, 0])), float(np.max(p[:, 0] - p[:, 1]))
-        rows.append([run_label(key), f"{falling[key]} of {len(p)}", largest[key], *mean[key]])
+        rows.append([key.replace("beta", "β"), f"{falling[key]} of {len(p)}", f"{largest[key]:.3f}", *mean[key]])
     headers = ["TRL run", "prompts whose p falls", "largest fall", *(f"pass@{k} change" for k in KS)]
     return TrlPassAtK(Table(headers, rows, fmt="+.3f"), mean, falling, largest)
