@@ -42,11 +42,11 @@ __all__ = [
 
 KS = np.arange(1, 257)
 #: Colour, line style and label of each clip mode, in every panel.
-MODE_STYLES = {
-    "none": ("#7f7f7f", "-", "no clip"),
-    "symmetric": ("#1f77b4", "-", "both sides (symmetric)"),
-    "high_only": ("#d2553f", "--", "upper clip only"),
-    "low_only": ("#2ca02c", "-.", "lower clip only"),
+MODE_STYLES = {  # as the browser figure draws them (grpo_nb/browser/grpo_figures.js)
+    "none": ("#222222", "-", "no clip"),
+    "symmetric": ("#d62728", "--", "both sides (symmetric)"),
+    "high_only": ("#2ca02c", ":", "upper clip only"),
+    "low_only": ("#9467bd", "-.", "lower clip only"),
 }
 assert tuple(MODE_STYLES) == CLIP_MODES == tuple(TOY_CLIP_MODES)  # one order of the modes everywhere
 PART_STYLES = {"both": ("#1f77b4", "-"), "positive": ("#d2553f", "--"), "negative": ("#2ca02c", "-.")}
