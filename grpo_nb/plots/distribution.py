@@ -126,7 +126,7 @@ def draw_clip_modes(
 ) -> Figure:
     """One quantity (entropy, or top mass) under the four clip modes: the clip bandit's expected-update path (top
     left), the mean of its sampled runs (top right), and the toy LM's mean over seeds per outer step (bottom)."""
-    fig, grid = plt.subplot_mosaic([["path", "runs"], ["toy", "toy"]], figsize=(6.8, 6.0), layout="constrained")
+    fig, grid = plt.subplot_mosaic([["path", "runs"], ["toy", "toy"]], figsize=(6.8, 4.8), layout="constrained")
     _mode_lines(grid["path"], paths)
     _mode_lines(grid["runs"], runs, label=False)
     _mode_lines(grid["toy"], toy, label=False)

@@ -38,17 +38,16 @@ def _verdict(agrees: bool, partly: bool = False) -> str:
 
 
 def side_by_side(f: Findings) -> Table:
-    """One row per cited claim: the paper, its claim in brief, the book's numbers, the verdict."""
+    """One row per cited claim: the claim in brief with its paper, the book's numbers, the verdict."""
     n = f.toy_entropy.n_seeds
     sampled_up = f.toy_pass.rises_everywhere["sampled/symmetric"]
     falls = f.crossover.change[-1] < 0 or sampled_up < n  # pass@k falls somewhere: shared policy or sampled groups
     pass_row = (
         "Yue et al. 2025 (2504.13837)",
         "RLVR raises pass@1 but lowers pass@k at large k: it sharpens, it does not widen",
-        f"exact steps on one prompt: pass@k up at every k on {f.per_prompt.n_orbits} orbits per anchor; one policy "
-        f"shared by prompts: pass@1 {f.crossover.change[0]:+.3f}, pass@256 {f.crossover.change[-1]:+.3f}; toy LM, "
-        f"sampled groups: pass@k up at every k at {sampled_up} of {n} seeds, exact steps at "
-        f"{f.toy_pass.rises_everywhere['exact']} of {n}",
+        f"exact, one prompt: up at every k ({f.per_prompt.n_orbits} orbits per anchor); shared policy: pass@1 "
+        f"{f.crossover.change[0]:+.3f}, pass@256 {f.crossover.change[-1]:+.3f}; toy LM: up at every k at "
+        f"{sampled_up} of {n} seeds (sampled), {f.toy_pass.rises_everywhere['exact']} of {n} (exact)",
         _verdict(f.toy_pass.mean_change["sampled/symmetric"][-1] < 0, partly=falls),
     )
     law_ok = f.law.growth < 2 and f.law.wrong_sign_growth > 50
@@ -65,10 +64,10 @@ def side_by_side(f: Findings) -> Table:
     clip_row = (
         "2509.26114",
         "clipping the ratio from below raises entropy, clipping it from above lowers it",
-        "clip bandit: the lower clip alone keeps the entropy above no clip, along the expected path and in sampled "
-        f"runs (more than 4 s.e.); the upper clip alone lowers it along the path from iteration "
-        f"{f.paths.high_below_none_from} on, not measurably in sampled runs; toy LM: the upper clip alone ends above "
-        f"no clip at {toy['high_only', 'none']} of {n} seeds, the lower alone at {toy['low_only', 'none']}",
+        "bandit: the lower clip alone keeps entropy above no clip (path; sampled runs by > 4 s.e.); the upper "
+        f"clip alone lowers it on the path from iteration {f.paths.high_below_none_from}, not measurably in runs; "
+        f"toy LM: upper clip alone above no clip at {toy['high_only', 'none']} of {n} seeds, lower alone at "
+        f"{toy['low_only', 'none']}",
         _verdict(low_up and high_down_toy, partly=low_up),
     )
     high, none = f.random_paths.top_mass["high_only"][-1], f.random_paths.top_mass["none"][-1]
@@ -88,4 +87,8 @@ def side_by_side(f: Findings) -> Table:
         f"{s.entropy['positive'][-1]:.3f} (successes' part) after {len(s.entropy['positive']) - 1} iterations",
         _verdict(s.entropy["negative"][-1] > s.entropy["positive"][-1]),
     )
-    return Table(["paper", "claim", "this chapter", "verdict"], [pass_row, law_row, clip_row, shao_row, zhu_row])
+    rows = [
+        [f"{claim} ({paper})", ours, verdict]
+        for paper, claim, ours, verdict in (pass_row, law_row, clip_row, shao_row, zhu_row)
+    ]
+    return Table(["claim (paper)", "this chapter", "verdict"], rows)
