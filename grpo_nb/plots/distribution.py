@@ -21,13 +21,11 @@ from grpo_nb.dynamics.map import iterate_logit
 from grpo_nb.tabular.clip_bias import CLIP_MODES, expected_update_orbit
 from grpo_nb.tabular.distribution import pass_at_k, shared_success_orbit, signed_success_orbit
 from grpo_nb.tabular.examples import (
-    BANDIT_GROUP_SIZE,
-    BANDIT_LR,
-    BANDIT_MU,
     BANDIT_PI0,
     BANDIT_REWARD,
     CROSSOVER_PI_REF,
     CROSSOVER_REWARD,
+    bandit_options,
 )
 from grpo_nb.toylm.distribution_runs import CLIP_MODES as TOY_CLIP_MODES
 
@@ -185,7 +183,7 @@ def draw_explorer(
     left.set_ylabel("pass@k")
     left.set_title(rf"$\beta = {beta:g}$, $p_{{\mathrm{{ref}}}} = {p_ref:g}$, $n = {n}$")
     left.legend(fontsize=7)
-    options = {"group_size": BANDIT_GROUP_SIZE, "lr": BANDIT_LR, "mu": BANDIT_MU, "clip_eps": clip_eps, "n": n}
+    options = {**bandit_options(clip_eps=clip_eps), "n": n}
     reward = None if random_rewards else BANDIT_REWARD
     entropy = {
         mode: expected_update_orbit(np.log(BANDIT_PI0), mode=mode, reward=reward, **options).entropy

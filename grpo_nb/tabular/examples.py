@@ -20,6 +20,7 @@ __all__ = [
     "BANDIT_REWARD",
     "CROSSOVER_PI_REF",
     "CROSSOVER_REWARD",
+    "bandit_options",
 ]
 
 CROSSOVER_PI_REF: tuple[float, ...] = (0.5, 0.5)
@@ -30,3 +31,10 @@ BANDIT_REWARD: tuple[int, ...] = (0, 1, 0, 1)
 BANDIT_GROUP_SIZE = 6
 BANDIT_LR = 1.0
 BANDIT_MU = 4
+
+
+def bandit_options(*, clip_eps: float) -> dict:
+    """The clip bandit's group size, step size and inner steps, with the clip range ``clip_eps``: the keyword
+    options of :func:`grpo_nb.tabular.clip_bias.expected_update_orbit` and :func:`~grpo_nb.tabular.clip_bias.
+    clipped_grpo_runs` (validated there)."""
+    return {"group_size": BANDIT_GROUP_SIZE, "lr": BANDIT_LR, "mu": BANDIT_MU, "clip_eps": clip_eps}

@@ -21,13 +21,12 @@ import numpy as np
 from grpo_nb.report import Table
 from grpo_nb.tabular.clip_bias import CLIP_MODES, clipped_grpo_runs, expected_update_orbit
 from grpo_nb.tabular.entropy import GRADIENTS, covariance_law, entropy_change, logit_step
-from grpo_nb.tabular.examples import BANDIT_GROUP_SIZE, BANDIT_LR, BANDIT_MU, BANDIT_PI0, BANDIT_REWARD
+from grpo_nb.tabular.examples import BANDIT_PI0, BANDIT_REWARD, bandit_options
 
 __all__ = [
     "CovarianceLawCheck",
     "EntropyPaths",
     "EntropyRuns",
-    "bandit_options",
     "covariance_law_check",
     "entropy_paths",
     "entropy_runs",
@@ -76,11 +75,6 @@ def covariance_law_check(rng: np.random.Generator, *, n_policies: int = 200) -> 
         wrong.append(flipped[-1] / flipped[0])
     headers = ["gradient", "policies", *(f"max residual / η², η = {eta:g}" for eta in STEPS), "wrong sign, η = 1e-4"]
     return CovarianceLawCheck(Table(headers, rows, fmt=".3g"), max(growth), min(wrong), n_policies)
-
-
-def bandit_options(*, clip_eps: float) -> dict:
-    """The clip bandit's settings (:mod:`grpo_nb.tabular.examples`) at clip range ``clip_eps``."""
-    return {"group_size": BANDIT_GROUP_SIZE, "lr": BANDIT_LR, "mu": BANDIT_MU, "clip_eps": clip_eps}
 
 
 @dataclass(frozen=True)

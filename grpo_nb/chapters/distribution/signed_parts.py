@@ -23,13 +23,11 @@ from grpo_nb.tabular.clip_bias import expected_update_orbit
 from grpo_nb.tabular.distribution import SIGNED_PARTS, pass_at_k, shared_success_orbit, signed_logit_increment
 from grpo_nb.tabular.distribution import signed_success_orbit as _signed_orbit
 from grpo_nb.tabular.examples import (
-    BANDIT_GROUP_SIZE,
-    BANDIT_LR,
-    BANDIT_MU,
     BANDIT_PI0,
     BANDIT_REWARD,
     CROSSOVER_PI_REF,
     CROSSOVER_REWARD,
+    bandit_options,
 )
 
 __all__ = ["SignedExact", "SignedSampled", "SignedShared", "signed_exact", "signed_sampled", "signed_shared"]
@@ -122,12 +120,9 @@ def signed_sampled(*, n: int = 40) -> SignedSampled:
     for part in SIGNED_PARTS:
         path = expected_update_orbit(
             np.log(BANDIT_PI0),
-            group_size=BANDIT_GROUP_SIZE,
-            lr=BANDIT_LR,
-            mu=BANDIT_MU,
             n=n,
             mode="none",
-            clip_eps=0.2,
+            **bandit_options(clip_eps=0.2),
             reward=reward,
             part=part,
         )

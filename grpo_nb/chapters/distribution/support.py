@@ -25,13 +25,11 @@ from grpo_nb.report import Table
 from grpo_nb.tabular.clip_bias import expected_update_orbit
 from grpo_nb.tabular.distribution import pass_at_k, shared_success_orbit, within_class_drift
 from grpo_nb.tabular.examples import (
-    BANDIT_GROUP_SIZE,
-    BANDIT_LR,
-    BANDIT_MU,
     BANDIT_PI0,
     BANDIT_REWARD,
     CROSSOVER_PI_REF,
     CROSSOVER_REWARD,
+    bandit_options,
 )
 from grpo_nb.variants.map import iterate_logit
 from grpo_nb.variants.policy import solve_policy_step
@@ -192,12 +190,9 @@ def sampled_sharpening(*, mode: str = "symmetric", clip_eps: float = 0.2, n: int
     rewards, groups of G = 6, mu = 4, lr = 1), and the shape of its correct class."""
     path = expected_update_orbit(
         np.log(BANDIT_PI0),
-        group_size=BANDIT_GROUP_SIZE,
-        lr=BANDIT_LR,
-        mu=BANDIT_MU,
         n=n,
         mode=mode,
-        clip_eps=clip_eps,
+        **bandit_options(clip_eps=clip_eps),
         reward=BANDIT_REWARD,
     )
     pi = softmax(path.logits, axis=-1)
