@@ -48,7 +48,10 @@ def _explorers():
 
 
 def _other_value(control):
-    """Another valid value, halfway from the current one to the top of the range (the next menu entry)."""
+    """Another valid value, halfway from the current one to the top of the range (the next menu entry; a box
+    ticked or unticked)."""
+    if isinstance(control, ipywidgets.Checkbox):
+        return not control.value
     options = getattr(control, "options", None)
     if options:
         values = [o[1] if isinstance(o, tuple) else o for o in options]

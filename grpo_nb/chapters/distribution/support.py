@@ -21,7 +21,7 @@ import numpy as np
 from scipy.special import expit, softmax
 
 from grpo_nb.constants import PAPER_EPS
-from grpo_nb.report import Table
+from grpo_nb.report import Table, bound
 from grpo_nb.tabular.clip_bias import expected_update_orbit
 from grpo_nb.tabular.distribution import pass_at_k, shared_success_orbit, within_class_drift
 from grpo_nb.tabular.examples import (
@@ -48,7 +48,7 @@ __all__ = [
 ]
 
 #: The KL anchors of the section: alpha = 1 (KL to pi_ref, the paper's step) and alpha = 0 (KL to pi_{n-1}).
-ANCHORS = {"π_ref": 1.0, "π_{n−1}": 0.0}
+ANCHORS = {r"\pi_{\mathrm{ref}}": 1.0, r"\pi_{n-1}": 0.0}  # by their LaTeX, as the tables write them
 #: The k of pass@k the section reads: 1 to 256.
 KS = np.arange(1, 257)
 SOLVE = solve_policy_step  # the step's maximiser; a test replaces it with a wrong one
@@ -88,7 +88,9 @@ def class_ratios(rng: np.random.Generator, *, n_instances: int = 6, n: int = 3) 
                 new = SOLVE(pi_ref, pi, reward, beta, eps, alpha=alpha)
                 drift = max(drift, float(within_class_drift(new, pi_ref, reward)))
                 rise, pi = min(rise, float(new @ reward - pi_ref @ reward)), new
-        rows.append([f"KL to ${name}$", n_instances * n, drift, rise])
+        rows.append(
+            [f"KL to ${name}$", n_instances * n, bound(drift, 1e-12), rise]
+        )  # drift: rounding, shown as a bound
         drifts.append(drift)
         rises.append(rise)
     headers = ["anchor", "steps", "largest within-class drift (TV)", "smallest p_m − p_ref"]
@@ -165,7 +167,7 @@ def crossover(beta: float, eps: float, *, n: int) -> Crossover:
     rows = [[str(KS[i]), before[i], after[i], change[i], alone_change[i]] for i in shown]
     headers = ["k", "mean pass@k before", "after (shared policy)", "change", "change, a policy per prompt"]
     return Crossover(
-        Table(headers, rows, fmt=".3f"),
+        Table(headers, rows, fmt=".4f"),
         orbit[0],
         orbit[-1],
         change,
@@ -199,6 +201,6 @@ def sampled_sharpening(*, mode: str = "symmetric", clip_eps: float = 0.2, n: int
     reward = np.asarray(BANDIT_REWARD, dtype=float)
     drift = np.array([within_class_drift(row, BANDIT_PI0, reward) for row in pi])
     ratio, p = pi[:, 1] / pi[:, 3], pi @ reward
-    rows = [[m, p[m], ratio[m], drift[m]] for m in (0, 5, 10, 20, n)]
+    rows = [[m, f"{p[m]:.3f}", f"{ratio[m]:.1f}", f"{drift[m]:.3f}"] for m in (0, 5, 10, 20, n)]
     headers = ["iteration", "p", "π(likely correct) / π(unlikely correct)", "within-class drift (TV)"]
-    return SampledSharpening(Table(headers, rows, fmt=".3g"), ratio, drift, p)
+    return SampledSharpening(Table(headers, rows), ratio, drift, p)
