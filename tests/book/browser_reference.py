@@ -157,11 +157,11 @@ def _distribution_reference(data: dict, p_ref: float, beta: float, eps: float) -
     out["shared_before"], out["shared_after"] = (
         pass_at_k(p[:, None], k[None, :]).mean(axis=0) for p in shared[[0, -1]]
     )
-    bandit = dict(group_size=examples.BANDIT_GROUP_SIZE, lr=examples.BANDIT_LR, mu=examples.BANDIT_MU, n=n)
+    bandit = {**examples.bandit_options(clip_eps=clip), "n": n}
     reward = None if par["randomRewards"] else examples.BANDIT_REWARD
     out["modes"] = {}
     for mode in CLIP_MODES:
-        trace = expected_update_orbit(np.log(examples.BANDIT_PI0), mode=mode, clip_eps=clip, reward=reward, **bandit)
+        trace = expected_update_orbit(np.log(examples.BANDIT_PI0), mode=mode, reward=reward, **bandit)
         out["modes"][mode] = {"entropy": trace.entropy, "top_mass": trace.top_mass, "logits": trace.logits}
     return out
 
