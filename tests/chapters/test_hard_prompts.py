@@ -209,6 +209,24 @@ def test_swing_window_holds_and_not_every_beta_below_b1_swings(diagram) -> None:
     assert 0 < w.n_swing < w.n_below_b1  # the earlier "below B_1 it swings" fails on the chapter's data
 
 
+def test_the_swing_window_starts_at_the_bisected_exit_not_at_the_grid(diagram) -> None:
+    w = checks.swing_window(diagram)
+    assert w.exit_beta < w.exit_edge < w.lowest_swing and w.n_steady_inside == 0
+    assert abs(w.exit_edge - 5.1762) < 2 * checks.EXIT_EDGE_TOL  # where the orbit from 1e-4 starts to swing
+    kind = dynamics.orbit_kind(1e-4, 5.178, 1e-5).kind
+    assert kind != "fixed_point" and w.lowest_swing > 5.178  # the grid's lowest swing is not the window's edge
+
+
+def test_exit_edge_needs_a_bracket_and_sees_a_steady_point_inside(diagram) -> None:
+    with pytest.raises(ValueError, match="below=5.3"):
+        checks.exit_edge(1e-4, 1e-5, 5.3, 6.0)  # the orbit swings at both ends
+    kind = diagram.kind.copy()
+    inside = np.flatnonzero((diagram.beta > 6) & (diagram.beta < 17))[0]
+    limits = diagram.limit_logits.copy()
+    kind[inside], limits[inside] = OrbitClass.FIXED_POINT, -5.0  # a grid point inside the window that converges
+    assert checks.swing_window(replace(diagram, kind=kind, limit_logits=limits)).n_steady_inside == 1
+
+
 def test_swing_window_sees_a_wrong_b1(monkeypatch, diagram) -> None:
     def halved(p_ref, eps):
         bound = prompt_beta_bound(p_ref, eps)

@@ -26,7 +26,7 @@ stays visible and checked on the page. Nothing is asserted here: a function repo
 * :mod:`~grpo_nb.chapters.hard_prompts.training` ("What it means for training"): the recursion with a finite group
   of G samples, the fixed-point branch above the first doubling point, and the window of beta in which the orbit from
   p_ref swings instead of converging (:func:`finite_group_summary`, :func:`fixed_point_branch`,
-  :func:`swing_window`).
+  :func:`swing_window`, with its lower edge bisected by :func:`exit_edge`).
 
 The chapter imports them all through this package, ``from grpo_nb.chapters import hard_prompts as checks``.
 """
@@ -41,9 +41,11 @@ from grpo_nb.chapters.hard_prompts.chaos_in_high_precision import ChaosCheck, Ch
 from grpo_nb.chapters.hard_prompts.feigenbaum import FeigenbaumSummary, feigenbaum_summary
 from grpo_nb.chapters.hard_prompts.period_doubling import Cascade, cascade_check
 from grpo_nb.chapters.hard_prompts.training import (
+    EXIT_EDGE_TOL,
     FiniteGroupSummary,
     FixedPointBranch,
     SwingWindow,
+    exit_edge,
     finite_group_summary,
     fixed_point_branch,
     swing_window,
@@ -56,6 +58,7 @@ from grpo_nb.chapters.hard_prompts.unimodal_map import (
 )
 
 __all__ = [
+    "EXIT_EDGE_TOL",
     "AttractorReport",
     "Cascade",
     "ChaosCheck",
@@ -73,6 +76,7 @@ __all__ = [
     "cycle_location_table",
     "diagram_summary",
     "escape_beta",
+    "exit_edge",
     "feigenbaum_summary",
     "finite_group_summary",
     "fixed_point_branch",

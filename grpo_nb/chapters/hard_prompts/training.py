@@ -10,19 +10,21 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import expit
+from scipy.special import expit, logit
 
 from grpo_nb.chapters.hard_prompts.bifurcation_diagrams import _check_diagram, escape_beta
 from grpo_nb.dynamics.bifurcation import BifurcationDiagram, finite_group_orbit
 from grpo_nb.dynamics.map import iterate_logit
-from grpo_nb.dynamics.orbits import OrbitClass, attractor
+from grpo_nb.dynamics.orbits import OrbitClass, attractor, orbit_kind
 from grpo_nb.dynamics.uniform_beta import prompt_beta_bound
 from grpo_nb.validation import check_open_interval, check_positive_int
 
 __all__ = [
+    "EXIT_EDGE_TOL",
     "FiniteGroupSummary",
     "FixedPointBranch",
     "SwingWindow",
+    "exit_edge",
     "finite_group_summary",
     "fixed_point_branch",
     "swing_window",
@@ -88,9 +90,12 @@ class SwingWindow:
 
     n_swing: grid betas with a swinging orbit; lowest_swing / highest_swing: their range (NaN if none); beta_1: the
     upper end of the prompt's interval of betas with an unstable lowest fixed point (Lemma 1), B_1, the first doubling
-    point (0 if there is none); exit_beta: :func:`escape_beta`; n_below_exit / n_below_exit_near_one: grid betas
-    below the exit, and how many of them end on the top fixed point (as :func:`escape_beta` reads it); n_below_b1:
-    grid betas below B_1; row: p_ref, eps, B_1 (NaN if none), exit beta, the swinging range.
+    point (0 if there is none); exit_beta: :func:`escape_beta`, the largest grid beta whose orbit ends next to p = 1;
+    exit_edge: the beta between it and the lowest swinging grid beta at which the orbit starts to swing, bisected to
+    ``EXIT_EDGE_TOL`` (:func:`exit_edge`; NaN without a swing above the exit); n_steady_inside: grid betas between
+    exit_edge and B_1 whose orbit does not swing (0: the window is whole); n_below_exit / n_below_exit_near_one: grid
+    betas below the exit, and how many of them end on the top fixed point (as :func:`escape_beta` reads it);
+    n_below_b1: grid betas below B_1; row: p_ref, eps, B_1 (NaN if none), the exit edge, the swinging grid range.
     """
 
     n_swing: int
@@ -98,10 +103,39 @@ class SwingWindow:
     highest_swing: float
     beta_1: float
     exit_beta: float
+    exit_edge: float
+    n_steady_inside: int
     n_below_exit: int
     n_below_exit_near_one: int
     n_below_b1: int
     row: list
+
+
+#: how close :func:`exit_edge` brackets the beta at which the orbit from p_ref starts to swing
+EXIT_EDGE_TOL = 1e-4
+
+
+def _ends_next_to_one(p_ref: float, beta: float, eps: float, escape_logit: float = 1.0) -> bool:
+    """Whether the orbit from p_ref converges to a fixed point above ``sigmoid(escape_logit)`` (:func:`escape_beta`'s
+    reading of the exit to p ~ 1)."""
+    if orbit_kind(p_ref, beta, eps).kind != "fixed_point":
+        return False
+    return bool(logit(attractor(p_ref, beta, eps)[0]) > escape_logit)
+
+
+def exit_edge(p_ref: float, eps: float, below: float, above: float, *, tol: float = EXIT_EDGE_TOL) -> float:
+    """The beta in [below, above] at which the orbit from p_ref stops ending next to p = 1, by bisection to ``tol``:
+    the orbit must end next to 1 at ``below`` and not at ``above``. Returns the midpoint of the last bracket."""
+    tol = check_open_interval("tol", tol, lo=0.0, hi=np.inf)
+    if not (_ends_next_to_one(p_ref, below, eps) and not _ends_next_to_one(p_ref, above, eps)):
+        raise ValueError(
+            f"below={below!r}, above={above!r} is not a bracket; valid: the orbit from p_ref={p_ref!r} ends next to "
+            "p = 1 at below and not at above"
+        )
+    while above - below > tol:
+        mid = 0.5 * (below + above)
+        below, above = (mid, above) if _ends_next_to_one(p_ref, mid, eps) else (below, mid)
+    return 0.5 * (below + above)
 
 
 def swing_window(diagram: BifurcationDiagram) -> SwingWindow:
@@ -116,16 +150,21 @@ def swing_window(diagram: BifurcationDiagram) -> SwingWindow:
     near_one = (d.kind == OrbitClass.FIXED_POINT) & (d.limit_logits[:, -1] > 1.0)  # escape_beta's default
     lo, hi = (float(d.beta[swing].min()), float(d.beta[swing].max())) if swing.any() else (np.nan, np.nan)
     window = f"{lo:.4g} - {hi:.4g}" if swing.any() else "none"
+    bracketed = swing.any() and np.isfinite(exit_beta) and exit_beta < lo  # else the window has no lower edge here
+    edge = exit_edge(d.p_ref, d.eps, exit_beta, lo) if bracketed else np.nan
+    inside = (d.beta > edge) & (d.beta < bound.beta_q) if swing.any() else np.zeros_like(swing)
     return SwingWindow(
         n_swing=int(swing.sum()),
         lowest_swing=lo,
         highest_swing=hi,
         beta_1=float(bound.beta_q),
         exit_beta=exit_beta,
+        exit_edge=edge,
+        n_steady_inside=int((inside & ~swing).sum()),
         n_below_exit=int(below.sum()),
         n_below_exit_near_one=int((below & near_one).sum()),
         n_below_b1=int(np.sum(d.beta < bound.beta_q)),
-        row=[d.p_ref, d.eps, bound.beta_q if bound.beta_q > 0 else np.nan, exit_beta, window],
+        row=[d.p_ref, d.eps, bound.beta_q if bound.beta_q > 0 else np.nan, edge, window],
     )
 
 
