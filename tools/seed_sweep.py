@@ -10,7 +10,8 @@ with the report) at the seed (``chapter_runs.with_seed``: the cells tagged ``see
 else every cell), rewrites every ``assert`` so that it records whether it held and its margin instead of stopping the
 run, and the value of every ``seed_claim(...)`` likewise (``tools/seed_sweep_runtime.py``), and runs it alone in an
 empty folder against a non-editable install of ``grpo_nb`` on the simulated other machine of the chapter tests (one
-thread, torch without vector kernels, numpy's transcendental functions one unit in the last place off). The records of
+thread, torch without vector kernels, the transcendental functions of numpy and torch one unit in the last place
+off). The records of
 all seeds become the chapter's entry of the robustness report ``grpo_nb/data/seed_sweep.json`` (package data;
 chapters read it through ``grpo_nb.report.seed_claim``): per claim, at how many seeds it held and its smallest margin.
 The entry also holds the chapter's *fingerprint*, a hash of the code the sweep ran: the notebook's code cells and every
@@ -400,7 +401,7 @@ def machine() -> dict:
         "processor": cpu_name(),
         "numpy": numpy.__version__,
         "torch": torch.__version__,
-        "settings": "one thread, torch without vector kernels, numpy's transcendentals one unit in the last place off",
+        "settings": "one thread, torch without vector kernels, numpy's and torch's transcendentals one ulp off",
     }
 
 

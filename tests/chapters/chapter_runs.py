@@ -4,8 +4,9 @@
   package and its ``pyproject.toml``): only what a wheel ships, package data included, as Colab gets it;
 - ``other_machine_env``: the environment of a kernel that stands for another machine: that install first on the
   path, torch's CPU kernels without vector extensions (``ATEN_CPU_CAPABILITY=default``), one thread
-  (``OMP_NUM_THREADS=1``), and numpy's transcendental functions moved by one unit in the last place (an IPython
-  startup file of the kernel), as another CPU's vector maths library may round them; optionally inside another
+  (``OMP_NUM_THREADS=1``), and the transcendental functions of numpy and of torch (float32 and float64: ``exp``,
+  ``log``, ``softmax``, ``log_softmax``, ``sigmoid`` …) moved by one unit in the last place (an IPython startup file
+  of the kernel), as another CPU's vector maths library may round them; optionally inside another
   virtualenv (the one of the lowest versions grpo_nb allows, ``tests/chapters/floors_venv.py``), which the
   environment activates (``VIRTUAL_ENV``) and whose python then runs nbval and the kernel (``kernel_python``);
 - ``with_seed``: a copy of a notebook whose ``parameters`` cell is followed by ``SEED = seed``;
@@ -37,10 +38,17 @@ SEEDED_CHAPTERS = ("parametric_grpo", "trl_grpo", "tracker_questions")
 CELL_TIMEOUT_S = 600  # per cell, well above the slowest cell of the book: a hung cell fails with its source
 PLUGINS = ("nbval_widgets.py", "nbval_run_checks.py")  # tests/: the nbval plugins of a run in an empty folder
 
-# Loaded by the kernel before the notebook's first cell: every float result of these numpy functions that is not
-# exact (0, +-1, inf, nan) moves one unit in the last place towards 0. A CPU with other vector extensions (numpy's
-# AVX-512 versions of exp and log, say) can differ from this machine in exactly such last bits.
+# Loaded by the kernel before the notebook's first cell: every float result of these numpy and torch functions that
+# is not exact (0, +-1, inf, nan) moves one unit in the last place towards 0. A CPU with other vector extensions
+# (numpy's AVX-512 versions of exp and log, torch's vectorised float32 exp, say) can differ from this machine in exactly
+# such last bits, so a printed digit that rests on them differs here. torch is moved once a cell imports it (a
+# ``TorchFunctionMode``, which sees ``torch.exp``, ``Tensor.exp`` and ``torch.nn.functional.softmax`` alike); the
+# moved result keeps the exact function's gradient (it adds a constant), so training runs as before.
 ONE_ULP_OFF = """
+import importlib.abc as _abc
+import importlib.util as _util
+import sys as _sys
+
 import numpy as _np
 
 
@@ -61,9 +69,56 @@ def _one_ulp_off(f):
 
 for _name in NAMES:
     setattr(_np, _name, _one_ulp_off(getattr(_np, _name)))
+
+
+def _torch_one_ulp_off(torch):
+    from torch.overrides import TorchFunctionMode
+
+    class OneUlpOff(TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            r = func(*args, **(kwargs or {}))
+            name = getattr(func, "__name__", "").removeprefix("special_")
+            if name in TORCH_NAMES and isinstance(r, torch.Tensor) and r.is_floating_point():
+                with torch.no_grad():
+                    inexact = torch.isfinite(r) & (r != 0) & (r.abs() != 1)
+                    step = torch.where(inexact, torch.nextafter(r, torch.zeros_like(r)) - r, torch.zeros_like(r))
+                r = r + step
+            return r
+
+    OneUlpOff().__enter__()
+
+
+class _AfterTorch(_abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name != "torch":
+            return None
+        _sys.meta_path.remove(self)
+        spec = _util.find_spec(name)
+        if spec is not None and spec.loader is not None:
+            run = spec.loader.exec_module
+
+            def exec_module(module):
+                run(module)
+                _torch_one_ulp_off(module)
+
+            spec.loader.exec_module = exec_module
+        return spec
+
+
+if "torch" in _sys.modules:
+    _torch_one_ulp_off(_sys.modules["torch"])
+else:
+    _sys.meta_path.insert(0, _AfterTorch())
 """
 ONE_ULP_NAMES = ("exp", "expm1", "exp2", "log", "log1p", "log2", "log10", "sinh", "cosh", "tanh", "arctan", "arcsin")
-ONE_ULP_OFF = f"NAMES = {ONE_ULP_NAMES!r}\n" + ONE_ULP_OFF
+# torch's names of the same functions and of its own (``torch.x``, ``Tensor.x``, ``torch.nn.functional.x``; and
+# ``torch.special.x``, whose functions are named ``special_x``)
+ONE_ULP_TORCH_NAMES = (
+    *("exp", "expm1", "exp2", "log", "log1p", "log2", "log10", "sinh", "cosh", "tanh", "atan", "arctan", "asin"),
+    *("arcsin", "sigmoid", "expit", "logit", "softmax", "log_softmax", "logsumexp", "softplus", "log_sigmoid"),
+    "logaddexp",
+)
+ONE_ULP_OFF = f"NAMES = {ONE_ULP_NAMES!r}\nTORCH_NAMES = frozenset({ONE_ULP_TORCH_NAMES!r})\n" + ONE_ULP_OFF
 
 
 def package_source(target: Path) -> Path:
