@@ -219,7 +219,7 @@ def test_the_swing_window_starts_at_the_bisected_exit_not_at_the_grid(diagram) -
 
 def test_exit_edge_needs_a_bracket_and_sees_a_steady_point_inside(diagram) -> None:
     with pytest.raises(ValueError, match="below=5.3"):
-        checks.exit_edge(1e-4, 1e-5, 5.3, 6.0)  # the orbit swings at both ends
+        checks.exit_edge(1e-4, 1e-5, below=5.3, above=6.0)  # the orbit swings at both ends
     kind = diagram.kind.copy()
     inside = np.flatnonzero((diagram.beta > 6) & (diagram.beta < 17))[0]
     limits = diagram.limit_logits.copy()

@@ -123,7 +123,7 @@ def _ends_next_to_one(p_ref: float, beta: float, eps: float, escape_logit: float
     return bool(logit(attractor(p_ref, beta, eps)[0]) > escape_logit)
 
 
-def exit_edge(p_ref: float, eps: float, below: float, above: float, *, tol: float = EXIT_EDGE_TOL) -> float:
+def exit_edge(p_ref: float, eps: float, *, below: float, above: float, tol: float = EXIT_EDGE_TOL) -> float:
     """The beta in [below, above] at which the orbit from p_ref stops ending next to p = 1, by bisection to ``tol``:
     the orbit must end next to 1 at ``below`` and not at ``above``. Returns the midpoint of the last bracket."""
     tol = check_open_interval("tol", tol, lo=0.0, hi=np.inf)
@@ -151,7 +151,7 @@ def swing_window(diagram: BifurcationDiagram) -> SwingWindow:
     lo, hi = (float(d.beta[swing].min()), float(d.beta[swing].max())) if swing.any() else (np.nan, np.nan)
     window = f"{lo:.4g} - {hi:.4g}" if swing.any() else "none"
     bracketed = swing.any() and np.isfinite(exit_beta) and exit_beta < lo  # else the window has no lower edge here
-    edge = exit_edge(d.p_ref, d.eps, exit_beta, lo) if bracketed else np.nan
+    edge = exit_edge(d.p_ref, d.eps, below=exit_beta, above=lo) if bracketed else np.nan
     inside = (d.beta > edge) & (d.beta < bound.beta_q) if swing.any() else np.zeros_like(swing)
     return SwingWindow(
         n_swing=int(swing.sum()),
