@@ -30,7 +30,8 @@ a sign.
 from the 2K types with probabilities pi(o) q^r (1 - q)^(1-r), so the expectation is a finite sum over the
 comb(G + 2K - 1, G) multisets weighted by their multinomial probabilities (the multinomial coefficient counts the
 answer tuples and reward patterns that give the same update). :func:`random_reward_runs` is the seeded Monte Carlo
-counterpart over many outer iterations.
+counterpart over many outer iterations. The expected updates also take Zhu et al.'s raw +-1 rewards
+(:func:`raw_advantage`) in place of Eq. 4's group advantage, whole or one signed part (:func:`advantage_part`).
 """
 
 from __future__ import annotations
@@ -64,6 +65,7 @@ __all__ = [
     "CLIP_MODES",
     "MAX_TERMS",
     "PolicyTrace",
+    "REWARD_ADVANTAGES",
     "RandomRewardRun",
     "advantage_part",
     "asymmetric_clipped_term",
@@ -76,12 +78,16 @@ __all__ = [
     "inner_updates",
     "random_reward_run",
     "random_reward_runs",
+    "raw_advantage",
     "surrogate_gradient",
     "surrogate_objective",
 ]
 
 #: The clip modes of :func:`clip_bounds`.
 CLIP_MODES: tuple[str, ...] = ("none", "symmetric", "high_only", "low_only")
+#: How a group's 0/1 rewards become advantages (:func:`advantage_part`): Eq. 4's group advantage ("paper"), or the raw
+#: reward mapped to +-1 with no baseline and no scale ("raw", the rewards of Zhu et al. 2025, arXiv 2506.01347).
+REWARD_ADVANTAGES: tuple[str, ...] = ("paper", "raw")
 #: The largest number of (answer, reward) multisets comb(G + 2K - 1, G) the exact expectation enumerates.
 MAX_TERMS = 1_000_000
 
@@ -101,11 +107,19 @@ class PolicyTrace(NamedTuple):
     entropy: np.ndarray
 
 
-def advantage_part(rewards: object, *, part: str = "both") -> np.ndarray:
-    """The group advantages A_i ("paper", Eq. 4) of 0/1 ``rewards`` (..., G), or their successes' part max(A_i, 0)
-    (``"positive"``) or failures' part min(A_i, 0) (``"negative"``), as in Zhu et al. 2025 (arXiv 2506.01347)."""
+def raw_advantage(rewards: object) -> np.ndarray:
+    """A_i = 2 r_i - 1 of 0/1 ``rewards`` (..., G): +1 for a success, -1 for a failure, with no group baseline and no
+    scale (the raw rewards of Zhu et al. 2025, arXiv 2506.01347)."""
+    return 2.0 * check_binary_reward("rewards", rewards, min_last=1) - 1.0
+
+
+def advantage_part(rewards: object, *, part: str = "both", advantage: str = "paper") -> np.ndarray:
+    """The advantages A_i of 0/1 ``rewards`` (..., G), Eq. 4's group advantage (``advantage="paper"``) or the raw
+    A_i = 2 r_i - 1 (``"raw"``, :func:`raw_advantage`), or their successes' part max(A_i, 0) (``part="positive"``)
+    or failures' part min(A_i, 0) (``"negative"``), as in Zhu et al. 2025 (arXiv 2506.01347)."""
     part = check_choice("part", part, SIGNED_PARTS)
-    advantages = group_advantage(rewards, form="paper")
+    advantage = check_choice("advantage", advantage, REWARD_ADVANTAGES)
+    advantages = group_advantage(rewards, form="paper") if advantage == "paper" else raw_advantage(rewards)
     if part == "positive":
         return np.maximum(advantages, 0.0)
     return np.minimum(advantages, 0.0) if part == "negative" else advantages
@@ -272,10 +286,11 @@ def _check_terms(group_size: int, n_answers: int, n_types: int) -> None:
         )
 
 
-def _groups(logits: np.ndarray, group_size: int, reward_prob: float, reward: np.ndarray | None, part: str):
-    """Every multiset of G (answer, reward) types with positive probability: (answers (T, G), advantages (T, G),
-    probabilities (T,)). Random rewards (``reward`` None): type 2 o + r, probability pi(o) q^r (1 - q)^(1-r).
-    Verifiable rewards: type o, reward ``reward[o]``, probability pi(o)."""
+def _groups(logits: np.ndarray, group_size: int, reward_prob: float, reward: np.ndarray | None, rule: dict):
+    """Every multiset of G (answer, reward) types with positive probability: (answers (T, G), advantages (T, G) of
+    :func:`advantage_part` with ``rule`` (its part and advantage), probabilities (T,)). Random rewards (``reward``
+    None): type 2 o + r, probability pi(o) q^r (1 - q)^(1-r). Verifiable rewards: type o, reward ``reward[o]``,
+    probability pi(o)."""
     n_types = logits.size * (2 if reward is None else 1)
     _check_terms(group_size, logits.size, n_types)
     types = np.array(list(combinations_with_replacement(range(n_types), group_size)), dtype=np.intp)
@@ -291,7 +306,7 @@ def _groups(logits: np.ndarray, group_size: int, reward_prob: float, reward: np.
     answers, rewards = (
         (types[keep] // 2, (types[keep] % 2).astype(float)) if reward is None else (types[keep], reward[types[keep]])
     )
-    return answers, advantage_part(rewards, part=part), np.exp(log_prob[keep])
+    return answers, advantage_part(rewards, **rule), np.exp(log_prob[keep])
 
 
 def _check_reward(reward: object, n_answers: int) -> np.ndarray | None:
@@ -299,8 +314,9 @@ def _check_reward(reward: object, n_answers: int) -> np.ndarray | None:
     return None if reward is None else check_binary_reward("reward", reward, shape=(n_answers,))
 
 
-def _expected_setup(logits, group_size, lr, mu, mode, clip_eps, reward_prob, reward, part) -> tuple[np.ndarray, ...]:
-    """(logits (K,), the new logits of every group (T, K), their probabilities (T,))."""
+def _expected_setup(logits, group_size, lr, mu, mode, clip_eps, reward_prob, reward, rule) -> tuple[np.ndarray, ...]:
+    """(logits (K,), the new logits of every group (T, K), their probabilities (T,)); ``rule``: the part and
+    advantage of :func:`advantage_part`."""
     theta = check_logits("logits", logits)
     if theta.ndim != 1:
         raise ValueError(f"logits has shape {theta.shape}; valid shape is (K,)")
@@ -308,7 +324,7 @@ def _expected_setup(logits, group_size, lr, mu, mode, clip_eps, reward_prob, rew
     lr_value, mu = _check_step(lr, mu)
     low, high = clip_bounds(mode, clip_eps=clip_eps)
     q = check_open_interval("reward_prob", reward_prob, lo=0.0, hi=1.0)
-    answers, advantages, prob = _groups(theta, group_size, q, _check_reward(reward, theta.size), part)
+    answers, advantages, prob = _groups(theta, group_size, q, _check_reward(reward, theta.size), rule)
     old = np.broadcast_to(theta, (answers.shape[0], theta.size))
     return theta, _ascent(old, answers, advantages, lr_value, mu, low, high), prob
 
@@ -324,13 +340,15 @@ def expected_logit_change(
     reward_prob: float = 0.5,
     reward: object = None,
     part: str = "both",
+    advantage: str = "paper",
 ) -> np.ndarray:
     """E[theta_mu - theta] over the group's answers (iid softmax(logits)) and rewards, exactly: the sum over the
     (answer, reward) multisets of their multinomial probability times the update of :func:`inner_updates` with the
-    group advantage ("paper", its ``part``: :func:`advantage_part`). Rewards are iid Bernoulli(reward_prob) apart
-    from the answers where ``reward`` is None, else the verifiable 0/1 ``reward[o]`` of each answer (shape (K,)).
-    Shape (K,). ValueError when the multisets (module docstring) exceed :data:`MAX_TERMS`."""
-    theta, new, prob = _expected_setup(logits, group_size, lr, mu, mode, clip_eps, reward_prob, reward, part)
+    advantages of :func:`advantage_part` (its ``part`` and ``advantage``: Eq. 4's or the raw +-1). Rewards are iid
+    Bernoulli(reward_prob) apart from the answers where ``reward`` is None, else the verifiable 0/1 ``reward[o]`` of
+    each answer (shape (K,)). Shape (K,). ValueError when the multisets (module docstring) exceed :data:`MAX_TERMS`."""
+    rule = {"part": part, "advantage": advantage}
+    theta, new, prob = _expected_setup(logits, group_size, lr, mu, mode, clip_eps, reward_prob, reward, rule)
     return prob @ (new - theta)
 
 
@@ -349,7 +367,8 @@ def expected_top_mass_change(
     """E[softmax(theta_mu)[top] - softmax(theta)[top]], top = argmax(logits), exactly, over the
     same groups as :func:`expected_logit_change`: the expected change of the most likely answer's probability after
     one outer iteration."""
-    theta, new, prob = _expected_setup(logits, group_size, lr, mu, mode, clip_eps, reward_prob, reward, part)
+    rule = {"part": part, "advantage": "paper"}
+    theta, new, prob = _expected_setup(logits, group_size, lr, mu, mode, clip_eps, reward_prob, reward, rule)
     top = int(np.argmax(theta))
     return float(prob @ (softmax(new, axis=-1)[:, top] - softmax(theta)[top]))
 
@@ -366,19 +385,21 @@ def expected_update_orbit(
     reward_prob: float = 0.5,
     reward: object = None,
     part: str = "both",
+    advantage: str = "paper",
 ) -> PolicyTrace:
     """The expected-update iteration theta_{m+1} = theta_m + E[theta_mu - theta_m] (:func:`expected_logit_change`
     at theta_m), m = 0..n-1, from theta_0 = ``logits0``: a deterministic path that each sampled run of
     :func:`clipped_grpo_runs` follows in the mean over one step (not over many: the mean of a nonlinear update is
-    not the update of the mean). Its logits, top mass (top = argmax(logits0)) and entropy per iteration."""
+    not the update of the mean). Its logits, top mass (top = argmax(logits0)) and entropy per iteration; ``part`` and
+    ``advantage`` as in :func:`advantage_part`."""
     theta = check_logits("logits0", logits0)
     if theta.ndim != 1:
         raise ValueError(f"logits0 has shape {theta.shape}; valid shape is (K,)")
     n = check_positive_int("n", n, minimum=0)
     history = [theta]
     for _ in range(n):
-        options = dict(group_size=group_size, lr=lr, mu=mu, mode=mode, clip_eps=clip_eps, part=part)
-        step = expected_logit_change(history[-1], reward_prob=reward_prob, reward=reward, **options)
+        options = dict(group_size=group_size, lr=lr, mu=mu, mode=mode, clip_eps=clip_eps, reward_prob=reward_prob)
+        step = expected_logit_change(history[-1], reward=reward, part=part, advantage=advantage, **options)
         history.append(history[-1] + step)
     logits = np.stack(history)
     top = int(np.argmax(theta))

@@ -346,14 +346,25 @@ def test_large_logits_stay_finite() -> None:
 VERIFIABLE = np.array([0.0, 1.0, 1.0])
 
 
-def brute_force_verifiable_change(logits, reward, *, group_size, lr, mu, mode, clip_eps, part="both") -> np.ndarray:
-    """E[theta_mu - theta] summed over all K^G answer tuples with rewards reward[o], each with its probability."""
+def independent_raw_advantage(rewards: np.ndarray, part: str) -> np.ndarray:
+    """+1 on a success and -1 on a failure, written out per part: the successes' part keeps the +1s, the failures'
+    part the -1s."""
+    plus, minus = np.where(rewards == 1, 1.0, 0.0), np.where(rewards == 1, 0.0, -1.0)
+    return {"both": plus + minus, "positive": plus, "negative": minus}[part]
+
+
+def brute_force_verifiable_change(
+    logits, reward, *, group_size, lr, mu, mode, clip_eps, part="both", raw=False
+) -> np.ndarray:
+    """E[theta_mu - theta] summed over all K^G answer tuples with rewards reward[o], each with its probability; with
+    ``raw`` the advantages are :func:`independent_raw_advantage`'s, else Eq. 4's (its ``part``)."""
     pi = softmax(logits)
     answers = np.array(list(itertools.product(range(len(logits)), repeat=group_size)))
     prob = pi[answers].prod(axis=1)
     low, high = cb.clip_bounds(mode, clip_eps=clip_eps)
     old = np.broadcast_to(logits, (len(answers), len(logits)))
-    adv = cb.advantage_part(reward[answers], part=part)
+    rewards = reward[answers]
+    adv = independent_raw_advantage(rewards, part) if raw else cb.advantage_part(rewards, part=part)
     new = cb.inner_updates(old, answers, adv, lr=lr, mu=mu, clip_low=low, clip_high=high)
     return prob @ (new - old)
 
@@ -371,6 +382,35 @@ def test_a_verifiable_expectation_with_random_rewards_fails_the_brute_force_sum(
     kw = {"group_size": 4, "lr": 1.5, "mu": 3, "mode": "none", "clip_eps": 0.2}
     truth = brute_force_verifiable_change(SKEWED, VERIFIABLE, **kw)
     assert np.max(np.abs(cb.expected_logit_change(SKEWED, **kw) - truth)) > 1e-2
+
+
+@pytest.mark.parametrize("part", ["both", "positive", "negative"])
+@pytest.mark.parametrize("mode", ["none", "symmetric"])
+def test_raw_reward_expectation_equals_the_brute_force_sum(mode: str, part: str) -> None:
+    """Zhu et al.'s raw +-1 rewards: the exact expectation against the sum over every answer tuple."""
+    kw = {"group_size": 4, "lr": 1.5, "mu": 3, "mode": mode, "clip_eps": 0.2, "part": part}
+    exact = cb.expected_logit_change(SKEWED, reward=VERIFIABLE, advantage="raw", **kw)
+    truth = brute_force_verifiable_change(SKEWED, VERIFIABLE, raw=True, **kw)
+    assert np.allclose(exact, truth, rtol=1e-10, atol=1e-14)
+
+
+def test_raw_rewards_of_0_and_1_fail_the_brute_force_sum(monkeypatch) -> None:
+    """Negative test: a raw advantage that keeps the 0/1 reward (no -1 on a failure) is not the +-1 one."""
+    monkeypatch.setattr(cb, "raw_advantage", lambda rewards: np.asarray(rewards, dtype=float))
+    kw = {"group_size": 4, "lr": 1.5, "mu": 3, "mode": "none", "clip_eps": 0.2}
+    for part in ("both", "negative"):
+        truth = brute_force_verifiable_change(SKEWED, VERIFIABLE, raw=True, part=part, **kw)
+        wrong = cb.expected_logit_change(SKEWED, reward=VERIFIABLE, advantage="raw", part=part, **kw)
+        assert np.max(np.abs(wrong - truth)) > 1e-2
+
+
+def test_raw_advantage_is_plus_one_on_a_success_and_minus_one_on_a_failure() -> None:
+    rewards = np.array([[1.0, 0.0, 0.0, 1.0], [1.0, 1.0, 1.0, 1.0]])
+    assert np.array_equal(cb.raw_advantage(rewards), [[1, -1, -1, 1], [1, 1, 1, 1]])
+    plus, minus = (cb.advantage_part(rewards, part=part, advantage="raw") for part in ("positive", "negative"))
+    assert np.array_equal(plus, rewards) and np.array_equal(minus, rewards - 1)
+    # unlike Eq. 4's advantage, an all-correct group still pushes: no group baseline
+    assert np.all(cb.advantage_part(rewards[1], advantage="paper") == 0) and np.all(plus[1] == 1)
 
 
 def test_advantage_parts_split_the_advantage_by_sign() -> None:
@@ -463,6 +503,9 @@ BOUNDS = {"clip_low": 0.2, "clip_high": 0.2}
         (lambda: cb.expected_logit_change(SKEWED, reward=[0, 0.5, 1], **EXPECTED), r"reward"),
         (lambda: cb.expected_logit_change(SKEWED, part="neither", **EXPECTED), r"part='neither'"),
         (lambda: cb.advantage_part([1.0, 0.0], part="both sides"), r"part='both sides'"),
+        (lambda: cb.advantage_part([1.0, 0.0], advantage="centred"), r"advantage='centred'"),
+        (lambda: cb.raw_advantage([1.0, 0.5]), r"rewards"),
+        (lambda: cb.expected_update_orbit(SKEWED, n=2, advantage="signed", **EXPECTED), r"advantage='signed'"),
         (lambda: cb.clipped_grpo_runs(SKEWED, n=2, n_runs=2, seed=0, part="x", **EXPECTED), r"part='x'"),
         (lambda: cb.clipped_grpo_runs(SKEWED, n=2, n_runs=2, seed=0, reward=[2, 0, 1], **EXPECTED), r"reward"),
         (lambda: cb.expected_update_orbit(SKEWED, n=-2, **EXPECTED), r"n=-2 is out of range"),
