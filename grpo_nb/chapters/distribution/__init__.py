@@ -11,11 +11,12 @@ section, each returning its table and the values its asserts need:
   of the most likely answer's mass, and why the upper clip favours it (:func:`one_step_changes`,
   :func:`upper_clip_margin`, :func:`first_step_ratios`);
 * :mod:`~grpo_nb.chapters.distribution.signed_parts` ("Only the successes, or only the failures"):
-  :func:`signed_exact`, :func:`signed_shared`, :func:`signed_sampled`;
+  :func:`signed_exact`, :func:`signed_shared`, :func:`signed_sampled`, :func:`raw_reward_parts`;
 * :mod:`~grpo_nb.chapters.distribution.toy_lm` ("The toy language model"): the cached runs of the toy LM and of TRL
   (:func:`load_record`, :func:`pass_at_k_changes`, :func:`entropy_order`, :func:`random_reward_top_mass`,
   :func:`trl_pass_at_k`);
-* :mod:`~grpo_nb.chapters.distribution.papers` ("Side by side with the papers"): :func:`side_by_side`.
+* :mod:`~grpo_nb.chapters.distribution.papers` ("Side by side with the papers"): :func:`side_by_side`, the numbers
+  measured for each cited claim beside the book's reading of them.
 
 The chapter imports them all through this package, ``from grpo_nb.chapters import distribution as checks``.
 """
@@ -38,9 +39,11 @@ from grpo_nb.chapters.distribution.random_rewards import (
     upper_clip_margin,
 )
 from grpo_nb.chapters.distribution.signed_parts import (
+    RawRewardParts,
     SignedExact,
     SignedSampled,
     SignedShared,
+    raw_reward_parts,
     signed_exact,
     signed_sampled,
     signed_shared,
@@ -79,6 +82,7 @@ __all__ = [
     "OneStepChanges",
     "PassAtKChanges",
     "PerPromptPassAtK",
+    "RawRewardParts",
     "SampledSharpening",
     "SignedExact",
     "SignedSampled",
@@ -98,6 +102,7 @@ __all__ = [
     "pass_at_k_changes",
     "per_prompt_pass_at_k",
     "random_reward_top_mass",
+    "raw_reward_parts",
     "sampled_sharpening",
     "side_by_side",
     "signed_exact",

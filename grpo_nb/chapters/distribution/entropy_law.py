@@ -120,10 +120,26 @@ class EntropyRuns:
     entropy_paths: dict
     top_paths: dict
 
+    def _final(self, of: str) -> tuple[dict, dict]:
+        """The means and standard errors at the last iteration of the entropy (``of="entropy"``) or the top mass."""
+        return (self.entropy_mean, self.entropy_se) if of == "entropy" else (self.top_mean, self.top_se)
+
+    def difference_se(self, first: str, second: str, *, of: str = "entropy") -> float:
+        """The standard error of (mean of ``first`` - mean of ``second``) at the last iteration, sqrt(se_1^2 + se_2^2)
+        (the modes' runs are independent)."""
+        _, se = self._final(of)
+        return float(np.hypot(se[first], se[second]))
+
     def gap(self, first: str, second: str, *, of: str = "entropy") -> float:
         """(mean of ``first`` - mean of ``second``) / the standard error of the difference, at the last iteration."""
-        mean, se = (self.entropy_mean, self.entropy_se) if of == "entropy" else (self.top_mean, self.top_se)
-        return float((mean[first] - mean[second]) / np.hypot(se[first], se[second]))
+        mean, _ = self._final(of)
+        return float((mean[first] - mean[second]) / self.difference_se(first, second, of=of))
+
+    def distance(self, mode: str, value: float, *, of: str = "entropy") -> float:
+        """(mean of ``mode`` - ``value``) / the standard error of that mean, at the last iteration: how far the runs
+        end from a fixed value (the expected-update path's, say), in standard errors."""
+        mean, se = self._final(of)
+        return float((mean[mode] - value) / se[mode])
 
 
 def entropy_runs(

@@ -7,7 +7,9 @@
   successes' part moves p further than the failures' exactly when p < 1/2 (w+(p) / w-(p) = (1 - p) / p);
 - :func:`signed_shared`: the crossover example with each part (:func:`grpo_nb.tabular.distribution.
   shared_success_orbit`): the prompt-averaged pass@1 and pass@256 changes;
-- :func:`signed_sampled`: the clip bandit's expected-update path with each part (sampled groups, no clip).
+- :func:`signed_sampled`: the clip bandit's expected-update path with each part (sampled groups, no clip);
+- :func:`raw_reward_parts`: the same path with Zhu et al.'s raw +-1 rewards in place of Eq. 4's advantage
+  (:func:`grpo_nb.tabular.clip_bias.raw_advantage`), at several step sizes.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from grpo_nb.tabular.clip_bias import expected_update_orbit
 from grpo_nb.tabular.distribution import SIGNED_PARTS, pass_at_k, shared_success_orbit, signed_logit_increment
 from grpo_nb.tabular.distribution import signed_success_orbit as _signed_orbit
 from grpo_nb.tabular.examples import (
+    BANDIT_LR,
     BANDIT_PI0,
     BANDIT_REWARD,
     CROSSOVER_PI_REF,
@@ -30,7 +33,16 @@ from grpo_nb.tabular.examples import (
     bandit_options,
 )
 
-__all__ = ["SignedExact", "SignedSampled", "SignedShared", "signed_exact", "signed_sampled", "signed_shared"]
+__all__ = [
+    "RawRewardParts",
+    "SignedExact",
+    "SignedSampled",
+    "SignedShared",
+    "raw_reward_parts",
+    "signed_exact",
+    "signed_sampled",
+    "signed_shared",
+]
 
 INCREMENT = signed_logit_increment  # c(p) / beta of each part; a test replaces it with a wrong one
 MATCHED_P = 0.95
@@ -113,22 +125,31 @@ class SignedSampled:
     matched_entropy: dict
 
 
+def _part_path(part: str, *, n: int, lr: float, advantage: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The clip bandit's expected-update path (verifiable rewards, no clip, its G and mu, step size ``lr``) with
+    ``part`` of ``advantage`` (:func:`grpo_nb.tabular.clip_bias.advantage_part`): per iteration 0..n the policy
+    (n + 1, K), p = E_pi[r] and the entropy."""
+    reward = np.asarray(BANDIT_REWARD, dtype=float)
+    options = bandit_options(clip_eps=0.2) | {"lr": lr}  # the clip range is unused: mode "none"
+    path = expected_update_orbit(
+        np.log(BANDIT_PI0), n=n, mode="none", reward=reward, part=part, advantage=advantage, **options
+    )
+    pi = softmax(path.logits, axis=-1)
+    return pi, pi @ reward, path.entropy
+
+
+def _first_at_matched_p(p: np.ndarray) -> int:
+    """The first iteration where p >= :data:`MATCHED_P`, or the last one if p never gets there."""
+    return int(np.argmax(p >= MATCHED_P)) if np.any(p >= MATCHED_P) else p.size - 1
+
+
 def signed_sampled(*, n: int = 40) -> SignedSampled:
     """n iterations of the expected-update path of the clip bandit, verifiable rewards, mode "none", per part."""
     p, entropy, ratio, matched, rows = {}, {}, {}, {}, []
-    reward = np.asarray(BANDIT_REWARD, dtype=float)
     for part in SIGNED_PARTS:
-        path = expected_update_orbit(
-            np.log(BANDIT_PI0),
-            n=n,
-            mode="none",
-            **bandit_options(clip_eps=0.2),
-            reward=reward,
-            part=part,
-        )
-        pi = softmax(path.logits, axis=-1)
-        p[part], entropy[part], ratio[part] = pi @ reward, path.entropy, pi[:, 1] / pi[:, 3]
-        m = int(np.argmax(p[part] >= MATCHED_P)) if np.any(p[part] >= MATCHED_P) else n
+        pi, p[part], entropy[part] = _part_path(part, n=n, lr=BANDIT_LR, advantage="paper")
+        ratio[part] = pi[:, 1] / pi[:, 3]
+        m = _first_at_matched_p(p[part])
         matched[part] = float(entropy[part][m])
         rows.append([part, p[part][n], entropy[part][n], ratio[part][n], str(m), entropy[part][m], ratio[part][m]])
     headers = [
@@ -141,3 +162,33 @@ def signed_sampled(*, n: int = 40) -> SignedSampled:
         "π(1) / π(3) there",
     ]
     return SignedSampled(Table(headers, rows, fmt=".3g"), p, entropy, ratio, matched)
+
+
+#: The step sizes of :func:`raw_reward_parts`: the clip bandit's own (1) and a quarter of it.
+RAW_LRS = (1.0, 0.25)
+
+
+@dataclass(frozen=True)
+class RawRewardParts:
+    """The clip bandit's expected-update path (no clip) with Zhu et al.'s raw rewards, A = +1 on a success and -1 on
+    a failure, per (part, step size): the entropy at iteration n and at the first iteration where p >=
+    :data:`MATCHED_P` (a comparison at equal success)."""
+
+    table: Table
+    final_entropy: dict
+    matched_entropy: dict
+    lrs: tuple
+
+
+def raw_reward_parts(*, n: int = 40, lrs: tuple = RAW_LRS) -> RawRewardParts:
+    """n iterations of the expected-update path of the clip bandit, verifiable rewards, mode "none", with each part
+    of the raw +-1 advantage (:func:`grpo_nb.tabular.clip_bias.raw_advantage`) at each step size of ``lrs``."""
+    final, matched, rows = {}, {}, []
+    for lr in lrs:
+        for part in SIGNED_PARTS:
+            _, p, entropy = _part_path(part, n=n, lr=lr, advantage="raw")
+            m = _first_at_matched_p(p)
+            final[part, lr], matched[part, lr] = float(entropy[n]), float(entropy[m])
+            rows.append([f"{lr:g}", part, p[n], entropy[n], str(m), entropy[m]])
+    headers = ["step size", "part", f"p at {n}", f"entropy at {n}", f"first m with p ≥ {MATCHED_P}", "entropy there"]
+    return RawRewardParts(Table(headers, rows, fmt=".3f"), final, matched, tuple(lrs))

@@ -53,6 +53,7 @@ ANCHORS = {r"\pi_{\mathrm{ref}}": 1.0, r"\pi_{n-1}": 0.0}  # by their LaTeX, as 
 KS = np.arange(1, 257)
 SOLVE = solve_policy_step  # the step's maximiser; a test replaces it with a wrong one
 ITERATE = iterate_logit  # the success recursion of both anchors; a test replaces it with a wrong one
+ORBIT = expected_update_orbit  # the clip bandit's expected-update path; a test replaces it with a wrong one
 
 
 @dataclass(frozen=True)
@@ -190,7 +191,7 @@ class SampledSharpening:
 def sampled_sharpening(*, mode: str = "symmetric", clip_eps: float = 0.2, n: int = 40) -> SampledSharpening:
     """n iterations of :func:`grpo_nb.tabular.clip_bias.expected_update_orbit` on the clip bandit (verifiable
     rewards, groups of G = 6, mu = 4, lr = 1), and the shape of its correct class."""
-    path = expected_update_orbit(
+    path = ORBIT(
         np.log(BANDIT_PI0),
         n=n,
         mode=mode,

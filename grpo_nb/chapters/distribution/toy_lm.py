@@ -90,10 +90,18 @@ def _pairwise(values: dict) -> dict:
     return {(a, b): int(np.sum(values[a] > values[b])) for a, b in permutations(values, 2)}
 
 
+def _paired_gap(per_seed: dict, first: str, second: str) -> float:
+    """mean over seeds of d = (first's value - second's) over its standard error std(d) / sqrt(seeds): the modes
+    share each seed's pi_ref, so the noise of their difference is that of the per-seed differences, without the
+    spread of pi_ref between seeds that both carry."""
+    d = per_seed[first] - per_seed[second]
+    return float(d.mean() / (d.std(ddof=1) / np.sqrt(d.size)))
+
+
 @dataclass(frozen=True)
 class EntropyOrder:
     """Per clip mode the mean entropy at pi_ref and at the last step over seeds; for every pair of modes, ordered by
-    their means, at how many seeds the first ends above the second (``pairs``)."""
+    their means, at how many seeds the first ends above the second (``pairs``); the final entropy per seed."""
 
     table: Table
     pairs: Table
@@ -102,6 +110,11 @@ class EntropyOrder:
     above: dict
     n_seeds: int
     mean_paths: dict
+    final: dict
+
+    def paired_gap(self, first: str, second: str) -> float:
+        """The final entropy of ``first`` minus ``second``, paired by seed, in standard errors (:func:`_paired_gap`)."""
+        return _paired_gap(self.final, first, second)
 
 
 def entropy_order(record: dict, *, prefix: str = "sampled") -> EntropyOrder:
@@ -117,13 +130,14 @@ def entropy_order(record: dict, *, prefix: str = "sampled") -> EntropyOrder:
     pairs = [[f"{a} > {b}", f"{above[a, b]} of {n}"] for i, a in enumerate(ranked) for b in ranked[i + 1 :]]
     pair_table = Table(["final entropy", "seeds where it holds"], pairs)
     mean_final = {m: float(v.mean()) for m, v in final.items()}
-    return EntropyOrder(table, pair_table, start, mean_final, above, n, {m: v.mean(axis=0) for m, v in paths.items()})
+    mean_paths = {m: v.mean(axis=0) for m, v in paths.items()}
+    return EntropyOrder(table, pair_table, start, mean_final, above, n, mean_paths, final)
 
 
 @dataclass(frozen=True)
 class TopMassChanges:
     """Per clip mode under random rewards: the change of the mass on pi_ref's most likely answer over the run, its
-    mean and standard error over seeds, and the pairwise seed counts."""
+    mean and standard error over seeds, the pairwise seed counts, and the change per seed."""
 
     table: Table
     mean: dict
@@ -131,10 +145,15 @@ class TopMassChanges:
     above: dict
     n_seeds: int
     mean_paths: dict
+    change: dict
 
     def gap(self, first: str, second: str) -> float:
         """(mean of ``first`` - mean of ``second``) over the standard error of the difference."""
         return float((self.mean[first] - self.mean[second]) / np.hypot(self.se[first], self.se[second]))
+
+    def paired_gap(self, first: str, second: str) -> float:
+        """The change of ``first`` minus ``second``'s, paired by seed, in standard errors (:func:`_paired_gap`)."""
+        return _paired_gap(self.change, first, second)
 
 
 def random_reward_top_mass(record: dict) -> TopMassChanges:
@@ -149,7 +168,7 @@ def random_reward_top_mass(record: dict) -> TopMassChanges:
     above = _pairwise(change)
     rows = [[m, f"{mean[m]:+.4f} ± {se[m]:.4f}", f"{above[m, 'none']} of {n}" if m != "none" else "—"] for m in MODES]
     headers = ["clip mode", "top-mass change (mean ± s.e.)", "seeds above no clip"]
-    return TopMassChanges(Table(headers, rows), mean, se, above, n, paths)
+    return TopMassChanges(Table(headers, rows), mean, se, above, n, paths, change)
 
 
 @dataclass(frozen=True)
