@@ -6,13 +6,16 @@ probability that a group is silent.
 * :func:`trl_batch_check`: how TRL 1.16 turns a budget into groups: its ``generation_batch_size`` counts completions,
   it holds N / G prompts, and TRL accepts ``num_generations`` = G only for G >= 2 dividing it
   (:data:`BOOK_TRL_ACCEPTS`, checked by building TRL's ``GRPOConfig``).
-* :func:`group_count_advice`, :func:`group_count_table`: the group-size chapter's optimum for prompt sets around p
-  (its :func:`~grpo_nb.chapters.group_size.u_statistic.difficulty_scan`: the constants C1, C2, C3 of the budget MSE
-  (C1 G + C2 + C3/(G-1)) / N and G* = 1 + sqrt(C3/C1)), the best divisor of N
-  (:meth:`grpo_nb.ustat.scaling.ScalingConstants.best_divisor`), and P(silent) =
-  :func:`grpo_nb.ustat.finite_group.silent_group_probability` there and at TRL's default G. The printed group sizes
-  are the book's statements :data:`BOOK_REAL_OPTIMUM` and :data:`BOOK_GROUP_SIZE`; a row passes when they are what
-  the group-size chapter's functions return and each has a smaller budget MSE than its neighbours.
+* :func:`group_count_advice`, :func:`group_count_table`: the group-size chapter's own difficulty scan
+  (:func:`~grpo_nb.chapters.group_size.u_statistic.difficulty_scan` over its levels :data:`GROUP_SIZE_LEVELS`, in one
+  call, so that each level's sixteen prompts are that chapter's): the constants C1, C2, C3 of the budget MSE
+  (C1 G + C2 + C3/(G-1)) / N, the printed G* (:data:`BOOK_REAL_OPTIMUM`, 1 + sqrt(C3/C1)) and best G dividing N
+  (:data:`BOOK_GROUP_SIZE`), and P(silent) = :func:`grpo_nb.ustat.finite_group.silent_group_probability` there and
+  at TRL's default G. The printed sizes are checked against searches that do not use them: G* against the minimiser
+  of the budget MSE on a grid of real G (the group-size chapter's
+  :func:`~grpo_nb.chapters.group_size.u_statistic.budget_optimum`), the best G against every G from 2 to
+  ``max_group`` that TRL accepts for N (:data:`BOOK_TRL_ACCEPTS`); and the scan's G* against what the group-size
+  chapter states of it (:data:`GROUP_SIZE_STATED`).
 
 A check reads the book's side of its comparison (a module-level name of this module) when it runs, so replacing it
 by a wrong statement (as the tests do) makes the check fail.
@@ -24,9 +27,7 @@ import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-import numpy as np
-
-from grpo_nb.chapters.group_size.u_statistic import difficulty_scan
+from grpo_nb.chapters.group_size.u_statistic import BUDGET_GRID_STEP, budget_optimum, difficulty_scan
 from grpo_nb.report import Table
 from grpo_nb.ustat.finite_group import silent_group_probability
 from grpo_nb.ustat.scaling import ScalingConstants
@@ -36,7 +37,8 @@ __all__ = [
     "BOOK_GROUP_SIZE",
     "BOOK_REAL_OPTIMUM",
     "BOOK_TRL_ACCEPTS",
-    "REAL_STEP",
+    "GROUP_SIZE_LEVELS",
+    "GROUP_SIZE_STATED",
     "GroupCountAdvice",
     "GroupCountTable",
     "TRLBatchCheck",
@@ -46,7 +48,12 @@ __all__ = [
     "trl_default_group_size",
 ]
 
-REAL_STEP = 0.05  # the real optimum must beat G* - 0.05 and G* + 0.05
+#: The levels of the group-size chapter's difficulty scan (its section "Minibatches and a fixed sampling budget"):
+#: sixteen prompts around each, drawn in one call in this order, as that chapter draws them.
+GROUP_SIZE_LEVELS: tuple[float, ...] = (0.5, 0.2, 0.05, 0.01, 0.001)
+#: What the group-size chapter states of its scan, G* to the nearest whole answer: "about 3" for prompt sets solved
+#: half the time and "about 24" for sets solved once in a thousand tries.
+GROUP_SIZE_STATED: dict[float, int] = {0.5: 3, 0.001: 24}
 
 
 def _real_optimum(constants: ScalingConstants) -> float:
@@ -121,24 +128,23 @@ def trl_batch_check(budgets: Sequence[int] = tuple(range(2, 25))) -> TRLBatchChe
 @dataclass(frozen=True)
 class GroupCountAdvice:
     """:func:`group_count_advice` at success probability ``p`` and budget ``budget``: the printed real optimum
-    (``g_star``) and the group-size chapter's (``chapter_g_star``), the printed best divisor (``best``) and the
-    chapter's (``chapter_best``), the budget MSE's constants, P(silent) at ``best`` and at TRL's default G
-    (``default_G``), the budget MSE at ``default_G`` over the one at ``best`` (``default_mse_ratio``), and the
-    budget MSE of ``best`` over each neighbouring divisor's (``neighbour_ratios``, all < 1 when ``best`` is best)."""
+    (``g_star``, :data:`BOOK_REAL_OPTIMUM`) and the minimiser of the budget MSE found on a grid of real G of step
+    ``BUDGET_GRID_STEP`` (``searched_g_star``), the printed best group size (``best``, :data:`BOOK_GROUP_SIZE`) and
+    the G with the smallest budget MSE among all that TRL accepts for the budget (``searched_best``), the budget
+    MSE's constants, P(silent) at ``best`` and at TRL's default G (``default_G``), and the budget MSE at
+    ``default_G`` over the one at ``best`` (``default_mse_ratio``)."""
 
     p: float
     budget: int
     g_star: float
-    chapter_g_star: float
+    searched_g_star: float
     best: int
-    chapter_best: int
+    searched_best: int
     constants: ScalingConstants
     silent_at_best: float
     default_G: int
     silent_at_default: float
     default_mse_ratio: float
-    neighbour_ratios: tuple[float, ...]
-    real_neighbour_ratios: tuple[float, float]
 
     @property
     def prompts_per_step(self) -> float:
@@ -151,68 +157,88 @@ class GroupCountAdvice:
 
     @property
     def passed(self) -> bool:
-        same = abs(self.g_star - self.chapter_g_star) <= 1e-12 * self.chapter_g_star and self.best == self.chapter_best
-        return same and all(r < 1 for r in self.neighbour_ratios) and all(r < 1 for r in self.real_neighbour_ratios)
+        """The printed G* is the searched minimiser (to the grid's step) and the printed best G the searched one."""
+        return abs(self.g_star - self.searched_g_star) <= BUDGET_GRID_STEP and self.best == self.searched_best
 
 
-def _constants(scan_table: Table) -> ScalingConstants:
-    """C1, C2, C3 of a one-level difficulty scan, read from its table."""
-    return ScalingConstants(*(float(scan_table.column(f"$C_{i}$")[0]) for i in (1, 2, 3)))
+def _scan_constants(levels: Sequence[float]) -> list[ScalingConstants]:
+    """C1, C2, C3 of the budget MSE at each level, from one difficulty scan over all of them (the draw of the
+    group-size chapter when ``levels`` are its :data:`GROUP_SIZE_LEVELS`)."""
+    table = difficulty_scan(tuple(levels), n_prompts=16).table
+    columns = [table.column(f"$C_{i}$") for i in (1, 2, 3)]
+    return [ScalingConstants(*(float(col[k]) for col in columns)) for k in range(len(levels))]
 
 
-def _divisors(budget: int, max_group: int) -> list[int]:
-    return [g for g in range(2, min(budget, max_group) + 1) if budget % g == 0]
+def _searched_best(constants: ScalingConstants, budget: int, max_group: int) -> int:
+    """The G from 2 to ``max_group`` with the smallest budget MSE among those TRL accepts for ``budget``
+    (:data:`BOOK_TRL_ACCEPTS`, checked against TRL's own ``GRPOConfig`` by :func:`trl_batch_check`)."""
+    accepted = [G for G in range(2, max_group + 1) if BOOK_TRL_ACCEPTS(budget, G)]
+    if not accepted:
+        raise ValueError(f"budget={budget!r} has no divisor in 2..max_group={max_group}; valid budgets have one")
+    return min(accepted, key=lambda G: float(constants.budget_mse(budget, G)))
 
 
-def group_count_advice(p: float, budget: int, *, max_group: int = 64, default_G: int = 8) -> GroupCountAdvice:
-    """Section "How many generations per prompt?": for sixteen prompts scattered around ``p`` (the group-size
-    chapter's :func:`~grpo_nb.chapters.group_size.u_statistic.difficulty_scan` at this one level: softmax bandits of
-    six answers, two right, the unnormalised leave-one-out GRPO estimator), the printed optima
-    (:data:`BOOK_REAL_OPTIMUM`, :data:`BOOK_GROUP_SIZE` over the divisors of ``budget`` up to ``max_group``) next to
-    the chapter's, their neighbours' budget MSE, and P(silent) at the best G and at ``default_G`` (TRL's default)."""
+def group_count_advice(
+    p: float, budget: int, constants: ScalingConstants, *, max_group: int = 64, default_G: int = 8
+) -> GroupCountAdvice:
+    """Section "How many generations per prompt?": for a prompt set around ``p`` with budget-MSE ``constants``, the
+    printed optima (:data:`BOOK_REAL_OPTIMUM`, :data:`BOOK_GROUP_SIZE` over the divisors of ``budget`` up to
+    ``max_group``) next to the searched ones (:class:`GroupCountAdvice`), and P(silent) at the best G and at
+    ``default_G`` (TRL's default)."""
     p = check_open_interval("p", p, lo=0.0, hi=1.0)
     budget = check_positive_int("budget", budget, minimum=2)
     max_group = check_positive_int("max_group", max_group, minimum=2)
     default_G = check_positive_int("default_G", default_G, minimum=2)
-    divisors = _divisors(budget, max_group)
-    if not divisors:
-        raise ValueError(f"budget={budget!r} has no divisor in 2..max_group={max_group}; valid budgets have one")
-    scan = difficulty_scan((p,))
-    c = _constants(scan.table)
-    g_star, best = float(BOOK_REAL_OPTIMUM(c)), int(BOOK_GROUP_SIZE(c, budget, max_group))
-    mse = {g: float(c.budget_mse(budget, g)) for g in divisors}
-    at = divisors.index(best) if best in divisors else None
-    near = [] if at is None else divisors[max(at - 1, 0) : at] + divisors[at + 1 : at + 2]
-    ratios = tuple(mse[best] / mse[g] for g in near) if at is not None else (float("inf"),)
-    real = tuple(
-        float(c.budget_mse(budget, g_star) / c.budget_mse(budget, g_star + s)) for s in (-REAL_STEP, REAL_STEP)
-    )
+    if not isinstance(constants, ScalingConstants):
+        raise ValueError(f"constants={constants!r} is not valid; valid: a ScalingConstants")
+    searched_best = _searched_best(constants, budget, max_group)
+    searched = budget_optimum(constants, (budget,), max_group=max_group).minimiser[budget]
+    g_star, best = float(BOOK_REAL_OPTIMUM(constants)), int(BOOK_GROUP_SIZE(constants, budget, max_group))
     silent = (float(silent_group_probability(p, best)), float(silent_group_probability(p, default_G)))
+    ratio = float(constants.budget_mse(budget, default_G) / constants.budget_mse(budget, best))
     return GroupCountAdvice(
-        p, budget, g_star, float(scan.optimal_group_size[0]), best, c.best_divisor(budget, max_group=max_group), c,
-        silent[0], default_G, silent[1], float(c.budget_mse(budget, default_G)) / mse.get(best, np.nan), ratios, real,
-    )  # fmt: skip
+        float(p), budget, g_star, searched, best, searched_best, constants, silent[0], default_G, silent[1], ratio
+    )
 
 
 @dataclass(frozen=True)
 class GroupCountTable:
-    """:func:`group_count_table`: the table (one row per (p, budget)) and each row's :class:`GroupCountAdvice`."""
+    """:func:`group_count_table`: the table (one row per (p, budget)), each row's :class:`GroupCountAdvice`, and per
+    level of :data:`GROUP_SIZE_STATED` the printed G* to the nearest whole answer (``stated_levels``)."""
 
     table: Table
     rows: tuple[GroupCountAdvice, ...]
+    stated_levels: dict[float, int]
+
+    @property
+    def verdicts(self) -> dict[str, bool]:
+        """Each printed G* is the searched minimiser and each best G the searched one; at the levels the group-size
+        chapter states, G* rounds to its stated value."""
+        return {
+            "searched optima": all(a.passed for a in self.rows),
+            "the group-size chapter's values": all(
+                self.stated_levels.get(p) == g for p, g in GROUP_SIZE_STATED.items()
+            ),
+        }
 
     @property
     def passed(self) -> bool:
-        return all(a.passed for a in self.rows)
+        return all(self.verdicts.values())
 
 
 def group_count_table(
-    ps: Sequence[float] = (0.5, 0.1, 0.01, 0.001), budgets: Sequence[int] = (64, 96), *, max_group: int = 64
+    levels: Sequence[float] = GROUP_SIZE_LEVELS, budgets: Sequence[int] = (64, 96), *, max_group: int = 64
 ) -> GroupCountTable:
-    """Section "How many generations per prompt?": :func:`group_count_advice` for every p of ``ps`` and budget of
-    ``budgets``, at TRL's default G (:func:`trl_default_group_size`), as one table."""
+    """Section "How many generations per prompt?": :func:`group_count_advice` at every level of one difficulty scan
+    over ``levels`` (:func:`_scan_constants`) and every budget of ``budgets``, at TRL's default G
+    (:func:`trl_default_group_size`), as one table."""
     default_G = trl_default_group_size()
-    rows = tuple(group_count_advice(p, n, max_group=max_group, default_G=default_G) for p in ps for n in budgets)
+    constants = _scan_constants(levels)
+    rows = tuple(
+        group_count_advice(p, n, c, max_group=max_group, default_G=default_G)
+        for p, c in zip(levels, constants, strict=True)
+        for n in budgets
+    )
     headers = [
         "$p$",
         "budget $N$",
@@ -230,4 +256,5 @@ def group_count_table(
          f"{a.silent_at_default:.0%}")
         for a in rows
     ]  # fmt: skip
-    return GroupCountTable(Table(headers, body), rows)
+    stated = {a.p: int(round(a.g_star)) for a in rows}
+    return GroupCountTable(Table(headers, body), rows, stated)

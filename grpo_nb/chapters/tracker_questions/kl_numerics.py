@@ -1,4 +1,5 @@
-"""Section "The KL goes negative" of the chapter "Questions from the trackers" (``book/tracker_questions.md``).
+"""Section "The KL goes negative" of the chapter "Questions from the trackers" (``book/tracker_questions.md``): the
+value of TRL's k3 in float32 (the KL in training, from the same section: :mod:`~.kl_in_training`).
 
 TRL 1.16 logs ``kl``, the mean over the batch's tokens of Schulman's k3 = e^d - d - 1 (d = log pi_ref - log pi),
 computed as ``exp(d) - d - 1`` in float32. In exact arithmetic k3 >= 0 (e^d >= 1 + d), so a negative value can only
@@ -8,18 +9,13 @@ be rounding; the form ``expm1(d) - d`` has no cancellation and no negative value
   expm1 form (:func:`grpo_nb.trl_adapters.ladder.k3_per_token`), the first of them also through TRL's own loss
   (:func:`trl_k3_logged`), against k3 in float64 (:func:`grpo_nb.kl.k3`); checked against :data:`K3_BOUNDS`,
   :data:`NEGATIVE_VALUES` and :data:`MEDIAN_ERROR`;
-* :func:`early_kl` runs one real TRL training step from pi_ref at several learning rates: the logged KL of that step
-  (pi = pi_ref: 0) and, on a fixed batch, TRL's logged KL of the moved policy against the exact mean of k3, which
-  grows as the square of the learning rate (:data:`EARLY_KL`);
-* :func:`token_gradients` reads the per-token gradient of TRL's KL term at large d (a token the policy has made
-  e^d times less likely than pi_ref), with and without ``use_bias_correction_kl`` (:func:`trl_kl_token_gradient`),
-  against :data:`TOKEN_GRADIENT_GROWTH`;
-* :func:`grid_verdicts` reads the TRL chapter's cached knob grid (:mod:`grpo_nb.chapters.trl_grpo.knob_grid`):
-  whether a cell takes away prompts that end below p_ref, against the book's :data:`GRID_CLAIMS`.
+* :func:`k3_large_d` measures TRL's expression at |d| <= 1/2 and at large |d| (:data:`LARGE_D`): an absolute bound
+  holds only at small |d|; at large d the absolute error grows as e^d while the relative error stays about 1e-7
+  (:data:`K3_BOUNDS`, :data:`LARGE_D_GROWTH`, :data:`LARGE_D_ORDER`).
 
 TRL's loss runs on given log-probabilities through :func:`trl_loss_on` (the model's forward pass replaced, so that
-masking a token cannot move another token's log-probability; the section "Which KL estimator, and where" uses it
-too, through :func:`trl_kl_token_gradient` and :func:`trl_config_fields`).
+masking a token cannot move another token's log-probability; :mod:`~.kl_in_training` and the section "Which KL
+estimator, and where" use it too, through :func:`trl_kl_token_gradient` and :func:`trl_config_fields`).
 
 Every check reads the book's statement (a module-level name) when it runs, so a test that replaces it with a wrong
 one (monkeypatch) sees the check fail.
@@ -34,44 +30,61 @@ import numpy as np
 import torch
 
 from grpo_nb.kl import k3
-from grpo_nb.report import Table
-from grpo_nb.validation import check_choice, check_positive_int
+from grpo_nb.report import Table, bound
+from grpo_nb.validation import check_positive_int
 
 if TYPE_CHECKING:
     from grpo_nb.chapters.trl_grpo.advantage_probe import Probe
 
 __all__ = [
-    "EARLY_KL",
-    "EarlyKL",
-    "GRID_CLAIMS",
+    "K3LargeD",
+    "K3LargeDRow",
+    "LARGE_D",
+    "LARGE_D_GROWTH",
+    "LARGE_D_ORDER",
     "K3Numerics",
     "K3Scale",
     "K3_BOUNDS",
     "MEDIAN_ERROR",
     "NEGATIVE_VALUES",
-    "TOKEN_GRADIENT_GROWTH",
-    "TokenGradients",
-    "early_kl",
-    "grid_verdicts",
+    "k3_large_d",
     "k3_numerics",
-    "token_gradients",
     "trl_config_fields",
     "trl_k3_logged",
     "trl_kl_token_gradient",
     "trl_loss_on",
 ]
 
-#: The book's bounds (section "The KL goes negative"): TRL's float32 k3 is within ``rounding`` of the exact k3 at
-#: every |d| (two float32 spacings at 1, 2^-23 ~ 1.2e-7 each: the rounding of exp(d) and of the subtraction); the
-#: expm1 form, computed in float64 and stored in float32 (the knob grid's stable k3), is within ``stable_relative``
-#: of it relative to its size (one float32 rounding, 2^-24 ~ 6e-8); the float32 gradient of TRL's k3 with respect to
-#: log pi is within ``gradient`` of the exact 1 - e^d and within ``gradient_relative`` of the gradient's own size.
+#: The book's bounds (section "The KL goes negative") on TRL's float32 k3 = exp(d) - d - 1 against the exact k3:
+#: within ``rounding`` for |d| <= ``rounding_max_d`` (two float32 spacings at 1, 2^-23 ~ 1.2e-7 each: the rounding of
+#: exp(d) and of the subtraction, while e^d < 2); at any d within ``terms_relative`` times the size of the expression's
+#: terms, e^d + |d| + 1 (each float32 operation rounds to within 2^-24 of its result, and the exp to within 2^-23), so
+#: that the absolute error grows as e^d for large positive d while the relative error stays within
+#: ``large_d_relative`` at the large |d| of :data:`LARGE_D`, and for d < 0 there (k3 ~ |d| - 1) the absolute error
+#: stays below ``negative_d``; the expm1 form, computed in float64 and stored in float32
+#: (the knob grid's stable k3), is within ``stable_relative`` of it relative to its size (one float32 rounding,
+#: 2^-24 ~ 6e-8); the float32 gradient of TRL's k3 with respect to log pi is within ``gradient`` of the exact 1 - e^d
+#: and within ``gradient_relative`` of the gradient's own size (at the scales of :data:`MEDIAN_ERROR`).
 K3_BOUNDS: dict[str, float] = {
     "rounding": 2.5e-7,
+    "rounding_max_d": 0.5,
+    "terms_relative": 2.5e-7,
+    "large_d_relative": 3e-7,
+    "negative_d": 1e-6,
     "stable_relative": 1e-7,
     "gradient": 2.5e-7,
     "gradient_relative": 5e-3,
 }
+
+#: The large log-ratios at which the error of TRL's k3 is measured: d = +-s x U(0.99, 1.01) for each s.
+LARGE_D: tuple[float, ...] = (4.0, 8.0, 12.0)
+#: The book's statement of how the absolute error grows with d > 0 at large d: as e^d, the slope of log(error)
+#: against d between the first and the last of :data:`LARGE_D` within ``LARGE_D_SLOPE_TOL`` of ``LARGE_D_GROWTH``.
+LARGE_D_GROWTH = 1.0
+#: The book's statement of the size of the largest absolute error at d about +s, per s of :data:`LARGE_D`: its power
+#: of ten (of the order of 1e-6 at d ~ 4, 1e-4 at 8 and 1e-2 at 12).
+LARGE_D_ORDER: dict[float, int] = {4.0: -6, 8.0: -4, 12.0: -2}
+LARGE_D_SLOPE_TOL = 0.15  # about one float32 spacing of e^d, which moves by up to 2x with its binade: log 2 / 8 ~ 0.09
 
 #: Which forms of k3 give values below 0 on the 10^5 float32 log-probabilities: TRL's ``exp(d) - d - 1`` (rounding),
 #: the expm1 form and the exact value (never).
@@ -158,7 +171,9 @@ def _verdicts(rows: tuple[K3Scale, ...]) -> dict[str, bool]:
     }
     return {
         "replay is TRL's loss": all(r.loss_replica_gap == 0 for r in rows),
-        "rounding": all(r.trl_max_error <= bounds["rounding"] for r in rows),
+        "rounding": all(
+            r.trl_max_error <= bounds["rounding"] for r in rows if 1.5 * r.scale <= bounds["rounding_max_d"]
+        ),
         "negatives are rounding": all(r.trl_min >= -bounds["rounding"] for r in rows),
         "stable": all(r.expm1_max_rel_error <= bounds["stable_relative"] for r in rows),
         "gradient": all(
@@ -219,6 +234,113 @@ def k3_numerics(
         )
     rows = tuple(rows)
     return K3Numerics(rows, _verdicts(rows))
+
+
+# --- large |d| -------------------------------------------------------------------------------------------------------
+
+
+def _terms(d: np.ndarray) -> np.ndarray:
+    """The size of k3's terms, e^d + |d| + 1: what TRL's float32 operations round."""
+    return np.exp(d) + np.abs(d) + 1.0
+
+
+def _trl_k3_errors(d_target: np.ndarray, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """TRL's float32 k3 at log-ratios ``d_target`` (on float32 log-probabilities in [-3, 0]): the d float32 produced,
+    the absolute error against k3 in float64 at that d (:func:`grpo_nb.kl.k3`) and the exact value."""
+    from grpo_nb.trl_adapters.ladder import k3_per_token
+
+    rng = np.random.default_rng(seed)
+    logp = torch.tensor(-3 * rng.random(d_target.size), dtype=torch.float32)
+    ref = logp + torch.tensor(d_target, dtype=torch.float32)
+    d = (ref - logp).double().numpy()
+    exact = k3(np.zeros(d.size), d)
+    return d, np.abs(k3_per_token(logp, ref, "float32").double().numpy() - exact), exact
+
+
+def _order_or_value(x: float, order: int) -> str:
+    """``x`` shown as the decade [10^order, 10^(order + 1)) it is stated to lie in, or as itself where it does not
+    (a measured error printed without the CPU's last digits)."""
+    return f"{10.0**order:.0e} to {10.0 ** (order + 1):.0e}" if 10.0**order <= x < 10.0 ** (order + 1) else f"{x:.1e}"
+
+
+@dataclass(frozen=True)
+class K3LargeDRow:
+    """At d about +-``scale``: the largest absolute error of TRL's float32 k3 for d > 0 and for d < 0, and the largest
+    relative error."""
+
+    scale: float
+    max_error_pos: float
+    max_error_neg: float
+    max_rel_error: float
+
+
+@dataclass(frozen=True)
+class K3LargeD:
+    """:func:`k3_large_d`: the largest error on |d| <= ``rounding_max_d`` (``small_max_error``), one
+    :class:`K3LargeDRow` per scale of :data:`LARGE_D`, the slope of log(largest error, d > 0) against d between the
+    first and the last scale (``growth_slope``), the largest error over the size of k3's terms on every value
+    (``terms_ratio``), and the verdict of each statement (``verdicts``)."""
+
+    small_max_error: float
+    rows: tuple[K3LargeDRow, ...]
+    growth_slope: float
+    terms_ratio: float
+    verdicts: dict[str, bool]
+
+    @property
+    def holds(self) -> bool:
+        return all(self.verdicts.values())
+
+    @property
+    def table(self) -> Table:
+        headers = [
+            "$d$ about",
+            "$k_3$ at $+d$ / $-d$",
+            "largest error, $d > 0$",
+            "largest error, $d < 0$",
+            "relative error",
+        ]
+        rel, neg = K3_BOUNDS["large_d_relative"], K3_BOUNDS["negative_d"]
+        rows = [
+            [f"±{r.scale:g}", f"{np.expm1(r.scale) - r.scale:.3g} / {np.expm1(-r.scale) + r.scale:.3g}",
+             _order_or_value(r.max_error_pos, LARGE_D_ORDER[r.scale]), bound(r.max_error_neg, neg),
+             bound(r.max_rel_error, rel)]
+            for r in self.rows
+        ]  # fmt: skip
+        return Table(headers, rows)
+
+
+def k3_large_d(*, n_values: int = 100_000, seed: int = 0) -> K3LargeD:
+    """Section "The KL goes negative": TRL's float32 k3 (:func:`grpo_nb.trl_adapters.ladder.k3_per_token`, TRL's
+    expression, tested equal to its loss) against k3 in float64 on ``n_values`` log-ratios uniform on |d| <=
+    :data:`K3_BOUNDS` ``rounding_max_d`` and on ``n_values`` at d = +-s x U(0.99, 1.01) for each s of
+    :data:`LARGE_D`; checked against :data:`K3_BOUNDS`, :data:`LARGE_D_GROWTH` and :data:`LARGE_D_ORDER`. The bound
+    ``rounding`` is checked on every sample that lies within ``rounding_max_d``, so a statement of it at every |d|
+    meets the large ones."""
+    n_values = check_positive_int("n_values", n_values)
+    bounds, rng = K3_BOUNDS, np.random.default_rng(seed)
+    reach = bounds["rounding_max_d"]
+    d, err, _ = _trl_k3_errors(rng.uniform(-min(reach, 20.0), min(reach, 20.0), n_values), seed)
+    within, ratio, rows = [err[np.abs(d) <= reach]], [float((err / _terms(d)).max())], []
+    for s in LARGE_D:
+        target = s * rng.uniform(0.99, 1.01, n_values) * rng.choice([-1.0, 1.0], n_values)
+        d, err, exact = _trl_k3_errors(target, seed + 1)
+        within.append(err[np.abs(d) <= reach])
+        ratio.append(float((err / _terms(d)).max()))
+        pos = d > 0
+        rows.append(K3LargeDRow(s, float(err[pos].max()), float(err[~pos].max()), float((err / exact).max())))
+    slope = float(np.log(rows[-1].max_error_pos / rows[0].max_error_pos) / (LARGE_D[-1] - LARGE_D[0]))
+    verdicts = {
+        "absolute within rounding_max_d": all(e.size == 0 or e.max() <= bounds["rounding"] for e in within),
+        "terms": max(ratio) <= bounds["terms_relative"],
+        "relative at large |d|": all(r.max_rel_error <= bounds["large_d_relative"] for r in rows),
+        "d < 0": all(r.max_error_neg < bounds["negative_d"] for r in rows),
+        "beyond the small-|d| bound": all(r.max_error_pos > bounds["rounding"] for r in rows),
+        "grows as e^d": abs(slope - LARGE_D_GROWTH) <= LARGE_D_SLOPE_TOL,
+        "orders": all(np.floor(np.log10(r.max_error_pos)) == LARGE_D_ORDER[r.scale] for r in rows),
+    }
+    small = float(within[0].max()) if within[0].size else 0.0
+    return K3LargeD(small, tuple(rows), slope, max(ratio), verdicts)
 
 
 # --- TRL's loss with given log-probabilities ----------------------------------------------------------------------
@@ -314,180 +436,4 @@ def trl_k3_logged(probe: Probe, logp: object, ref_logp: object) -> np.ndarray:
             changes = {"ref_per_token_logps": ref, "old_per_token_logps": base, "completion_mask": mask}
             trl_loss_on(probe, base, changes, bias_correction=False)
             out[n] = float(probe.trainer._metrics["eval"]["kl"][-1])
-    return out
-
-
-# --- the early KL -------------------------------------------------------------------------------------------------
-
-#: The book's statement of the early logged KL: at the first step pi = pi_ref, so the logged KL is ``first_step``
-#: (0, to within :data:`K3_BOUNDS`' rounding); after one step it grows as the learning rate to the power
-#: ``growth_power`` (k3 ~ d^2/2 and Adam's first step moves every weight by the learning rate times a fixed vector);
-#: at TRL's default learning rate it is below ``default_lr_below`` on the toy task (tokens' |d| around 1e-3 or less,
-#: where float32 k3 has lost most of its digits).
-EARLY_KL: dict[str, float] = {"first_step": 0.0, "growth_power": 2.0, "default_lr_below": 1e-6}
-GROWTH_TOL = 0.1  # |measured exponent - stated| allowed (the O(lr^3) terms and the float32 rounding)
-
-
-@dataclass(frozen=True)
-class EarlyKL:
-    """Per learning rate (``learning_rates``, largest first): the KL TRL logged at its first training step
-    (``first_step``), and after that step, on the probe's fixed batch, TRL's logged KL (``logged``) and the exact
-    mean of k3 in float64 (``exact``); the exponent of the exact KL's growth between the two smallest learning rates,
-    where the terms of higher order in the step are smallest (``growth_power``); the verdicts against
-    :data:`EARLY_KL`."""
-
-    learning_rates: tuple[float, ...]
-    first_step: tuple[float, ...]
-    logged: tuple[float, ...]
-    exact: tuple[float, ...]
-    growth_power: float
-    verdicts: dict[str, bool]
-
-    @property
-    def holds(self) -> bool:
-        return all(self.verdicts.values())
-
-    @property
-    def table(self) -> Table:
-        headers = [
-            "learning rate",
-            "logged KL, step 1",
-            "after one step: TRL's logged KL",
-            "exact (float64)",
-            "float32 error",
-        ]
-        rows = [
-            [f"{lr:g}", f"{f:.1e}", f"{lg:.3e}", f"{ex:.3e}", f"{abs(lg - ex):.1e}"]
-            for lr, f, lg, ex in zip(self.learning_rates, self.first_step, self.logged, self.exact, strict=True)
-        ]
-        return Table(headers, rows)
-
-
-def early_kl(learning_rates: tuple[float, ...] = (1e-4, 3e-6, 1e-6), *, beta: float = 2.0, seed: int = 0) -> EarlyKL:
-    """Section "The KL goes negative": for each learning rate, a probe at ``beta`` (its batch drawn at ``seed``) takes
-    one real TRL training step from pi_ref (AdamW, the probe task's batch drawn by TRL at its own seed); then TRL's
-    ``compute_loss`` on the probe's batch logs the KL of the moved policy, compared with the mean of k3 in float64
-    over the same tokens (:func:`grpo_nb.kl.k3`). Every learning rate's step is on the same batch with the same
-    gradient (Adam's first step is the learning rate times a fixed vector), so the exact KLs differ by the learning
-    rate alone. The verdict on TRL's default learning rate (from ``GRPOConfig``) is given when it is among them."""
-    from grpo_nb.chapters.trl_grpo.advantage_probe import _np, make_probe
-
-    lrs = tuple(sorted((float(lr) for lr in learning_rates), reverse=True))
-    if len(lrs) < 2 or lrs[-1] <= 0 or len(set(lrs)) != len(lrs):
-        raise ValueError(f"learning_rates={learning_rates!r} is out of range; valid: two or more distinct values > 0")
-    first, logged, exact = [], [], []
-    for lr in lrs:
-        probe = make_probe(beta=beta, seed=seed, learning_rate=lr)
-        trainer, inputs = probe.trainer, probe.inputs
-        trainer.train()
-        first.append(next(h["kl"] for h in trainer.state.log_history if "kl" in h))
-        trainer.model.eval()
-        probe.loss()
-        logged.append(probe.logged("kl"))
-        ids = torch.cat([inputs["prompt_ids"], inputs["completion_ids"]], dim=1)
-        att = torch.cat([inputs["prompt_mask"], inputs["completion_mask"]], dim=1)
-        with torch.no_grad():
-            logp = trainer._get_per_token_logps_and_entropies(
-                trainer.model, ids, att, inputs["completion_ids"].size(1)
-            )[0]
-        mask = _np(inputs["completion_mask"])
-        exact.append(float((k3(_np(logp), _np(inputs["ref_per_token_logps"])) * mask).sum() / mask.sum()))
-    power = float(np.log(exact[-2] / exact[-1]) / np.log(lrs[-2] / lrs[-1]))
-    claim, rounding = EARLY_KL, K3_BOUNDS["rounding"]
-    verdicts = {
-        "first step": all(abs(f - claim["first_step"]) <= rounding for f in first),
-        "growth": abs(power - claim["growth_power"]) <= GROWTH_TOL,
-        "rounding": all(abs(lg - ex) <= rounding for lg, ex in zip(logged, exact, strict=True)),
-    }
-    default_lr = float(trl_config_fields()["learning_rate"])
-    if default_lr in lrs:
-        verdicts["small at TRL's default learning rate"] = exact[lrs.index(default_lr)] < claim["default_lr_below"]
-    return EarlyKL(lrs, tuple(first), tuple(logged), tuple(exact), power, verdicts)
-
-
-# --- why k3 spikes ----------------------------------------------------------------------------------------------------
-
-#: The book's statement of how the per-token gradient of TRL's KL term grows with d = log pi_ref - log pi, per value
-#: of ``use_bias_correction_kl``: without the ratio (k3 in the loss, 1 - e^d) exponentially, with it (-d) linearly.
-TOKEN_GRADIENT_GROWTH: dict[bool, str] = {True: "linear", False: "exponential"}
-GROWTH_D = (4.0, 8.0)  # the two log-ratios the growth is read between
-GROWTH_SLOPE_TOL = 0.05
-
-
-@dataclass(frozen=True)
-class TokenGradients:
-    """TRL's per-token gradient of its KL term at log-ratios ``d``, per flag (``gradient``); per flag, the slope of
-    log|gradient| between the two d of :data:`GROWTH_D` against d (1 for e^d: ``exp_slope``) and against log d
-    (1 for d: ``power_slope``); the verdicts against :data:`TOKEN_GRADIENT_GROWTH`."""
-
-    d: tuple[float, ...]
-    gradient: dict[bool, tuple[float, ...]]
-    exp_slope: dict[bool, float]
-    power_slope: dict[bool, float]
-    verdicts: dict[bool, bool]
-
-    @property
-    def holds(self) -> bool:
-        return all(self.verdicts.values())
-
-    @property
-    def table(self) -> Table:
-        headers = [
-            "$d = \\log\\pi_{\\mathrm{ref}} - \\log\\pi$",
-            "$k_3$ (its value)",
-            "TRL's token gradient, `use_bias_correction_kl=False`",
-            "the same, `True` (TRL's default)",
-        ]
-        values = k3(np.zeros(len(self.d)), np.asarray(self.d))
-        rows = [
-            [f"{d:g}", f"{v:.4g}", f"{g0:.4g}", f"{g1:.4g}"]
-            for d, v, g0, g1 in zip(self.d, values, self.gradient[False], self.gradient[True], strict=True)
-        ]
-        return Table(headers, rows)
-
-
-def token_gradients(probe: Probe, d: tuple[float, ...] = (1.0, 2.0, 4.0, 8.0), *, logp: float = -1.0) -> TokenGradients:
-    """Section "The KL goes negative": TRL's per-token gradient of its KL term with respect to log pi at log pi =
-    ``logp`` and log pi_ref = ``logp`` + d, for each d, on-policy, with and without ``use_bias_correction_kl``
-    (:func:`trl_kl_token_gradient`); how it grows between the two
-    d of :data:`GROWTH_D` (which must be among ``d``)."""
-    d = tuple(float(x) for x in d)
-    if not set(GROWTH_D) <= set(d):
-        raise ValueError(f"d={d!r} is out of range; valid: log-ratios that include {GROWTH_D}")
-    grads, exp_slope, power_slope, verdicts = {}, {}, {}, {}
-    claim = TOKEN_GRADIENT_GROWTH
-    for flag in (True, False):
-        g = trl_kl_token_gradient(probe, [logp] * len(d), [logp + x for x in d], bias_correction=flag)
-        grads[flag] = tuple(float(x) for x in g)
-        lo, hi = (float(np.log(abs(g[d.index(x)]))) for x in GROWTH_D)
-        exp_slope[flag] = (hi - lo) / (GROWTH_D[1] - GROWTH_D[0])
-        power_slope[flag] = (hi - lo) / float(np.log(GROWTH_D[1] / GROWTH_D[0]))
-        kind = check_choice("growth", claim[flag], ("linear", "exponential"))
-        slope = power_slope[flag] if kind == "linear" else exp_slope[flag]
-        verdicts[flag] = abs(slope - 1.0) <= GROWTH_SLOPE_TOL
-    return TokenGradients(d, grads, exp_slope, power_slope, verdicts)
-
-
-# --- the knob grid ----------------------------------------------------------------------------------------------------
-
-#: The book's statement of what a cell of the TRL chapter's knob grid does to the number of prompts that end below
-#: p_ref, against its baseline (TRL's trainer at beta = 2), paired by seed: "fewer" (mean + 2 standard errors below
-#: 0) or "not fewer" (mean above -2 standard errors).
-GRID_CLAIMS: dict[str, str] = {"trl+k3_float64": "not fewer", "trl+kl_exact": "fewer"}
-
-
-def grid_verdicts(claims: dict[str, str] | None = None) -> dict[str, tuple[object, bool]]:
-    """Per cell of ``claims`` (default :data:`GRID_CLAIMS`, read when called): its paired effect on the prompts ending
-    below p_ref in the cached knob grid (:func:`grpo_nb.chapters.trl_grpo.knob_grid.effects`) and whether the claim
-    holds."""
-    from grpo_nb.chapters.trl_grpo.knob_grid import effects, load_grid
-
-    claims = GRID_CLAIMS if claims is None else claims
-    found = effects(load_grid())
-    out = {}
-    for key, claim in claims.items():
-        check_choice("claim", claim, ("fewer", "not fewer"))
-        check_choice("key", key, tuple(found))
-        e = found[key]["ended"]
-        out[key] = (e, e.mean + 2 * e.se < 0 if claim == "fewer" else e.mean > -2 * e.se)
     return out

@@ -35,7 +35,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 import torch
 
-from grpo_nb.chapters.tracker_questions.kl_numerics import grid_verdicts, trl_config_fields, trl_kl_token_gradient
+from grpo_nb.chapters.tracker_questions.kl_in_training import grid_verdicts
+from grpo_nb.chapters.tracker_questions.kl_numerics import trl_config_fields, trl_kl_token_gradient
 from grpo_nb.kl import categorical_kl, expected_estimator_gradient, k2, softmax_kl_gradients
 from grpo_nb.report import Table, bound
 from grpo_nb.tabular.token_policy import TokenPolicy, flat_gradient, kl_term, per_token_kl, sequence_kl
@@ -440,7 +441,7 @@ def trl_placement(probe: Probe, n_draws: int = 5, n_answers: int = 6, *, seed: i
 
 #: The book's statement of what k3 without the ratio (``use_bias_correction_kl=False``: the forward KL's gradient)
 #: does in training, against TRL's default (the ratio: the reverse KL's), in the TRL chapter's knob grid: the number
-#: of prompts that end below p_ref, paired by seed (:func:`~grpo_nb.chapters.tracker_questions.kl_numerics.
+#: of prompts that end below p_ref, paired by seed (:func:`~grpo_nb.chapters.tracker_questions.kl_in_training.
 #: grid_verdicts`).
 GRID_CLAIMS: dict[str, str] = {"trl+k3_unweighted": "fewer"}
 

@@ -1,5 +1,6 @@
-"""Section "The KL goes negative" (``kl_numerics``): TRL's float32 k3 against k3 in float64, the early logged KL of
-real TRL steps, the per-token gradient at large log-ratios, and the knob grid; a wrong statement fails each check."""
+"""Section "The KL goes negative", the value of TRL's k3 (``kl_numerics``): TRL's float32 k3 against k3 in float64 (an
+absolute bound at small |d| only; at large d an absolute error growing as e^d and a relative one near 1e-7), and TRL's
+loss on given log-probabilities; a wrong statement fails each check. The KL in training: ``test_kl_in_training.py``."""
 
 from __future__ import annotations
 
@@ -23,11 +24,6 @@ def probe():
 @pytest.fixture(scope="module")
 def numerics(probe):
     return kl_numerics.k3_numerics(probe, n=64, n_values=20_000, seed=0)
-
-
-@pytest.fixture(scope="module")
-def early():
-    return kl_numerics.early_kl(seed=0)
 
 
 # --- the cancellation -----------------------------------------------------------------------------------------------
@@ -72,30 +68,63 @@ def test_a_negative_value_beyond_rounding_would_fail(monkeypatch, probe):
     assert not kl_numerics.k3_numerics(probe, n=32, n_values=20_000, seed=0).verdicts["negatives are rounding"]
 
 
-# --- the early KL ---------------------------------------------------------------------------------------------------
+# --- large |d| -------------------------------------------------------------------------------------------------------
 
 
-def test_the_first_step_logs_zero_and_the_kl_grows_as_the_square_of_the_step(early):
-    assert early.holds, early.verdicts
-    assert all(f == 0.0 for f in early.first_step) and "small at TRL's default learning rate" in early.verdicts
-    assert abs(early.growth_power - 2) < kl_numerics.GROWTH_TOL
-    assert all(
-        abs(lg - ex) <= kl_numerics.K3_BOUNDS["rounding"] for lg, ex in zip(early.logged, early.exact, strict=True)
-    )
-    assert early.exact[0] > early.exact[1] > early.exact[2] > 0 and len(early.table.rows) == 3
+@pytest.fixture(scope="module")
+def large_d():
+    return kl_numerics.k3_large_d(n_values=20_000, seed=0)
+
+
+def test_the_absolute_error_grows_as_e_to_the_d_and_the_relative_error_stays_small(large_d):
+    assert large_d.holds, large_d.verdicts
+    bounds = kl_numerics.K3_BOUNDS
+    assert large_d.small_max_error <= bounds["rounding"]
+    errors = [r.max_error_pos for r in large_d.rows]
+    assert errors[0] > 10 * bounds["rounding"] and errors[1] > 30 * errors[0] and errors[2] > 30 * errors[1]  # e^4 ~ 55
+    assert errors[2] > 1e-3 and all(r.max_error_neg < 1e-6 for r in large_d.rows)  # d < 0: |d| sets the size
+    assert all(r.max_rel_error < bounds["large_d_relative"] for r in large_d.rows)
+    assert large_d.terms_ratio <= bounds["terms_relative"]
+    assert [row[2] for row in large_d.table.rows] == ["1e-06 to 1e-05", "1e-04 to 1e-03", "1e-02 to 1e-01"]
+    assert len(large_d.table.rows) == len(kl_numerics.LARGE_D)
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_the_large_d_statements_hold_at_other_seeds(seed):
+    assert kl_numerics.k3_large_d(n_values=20_000, seed=seed).holds
 
 
 @pytest.mark.parametrize(
-    ("key", "wrong"), [("growth_power", 1.0), ("growth_power", 3.0), ("first_step", 1e-3), ("default_lr_below", 1e-9)]
+    ("name", "key", "wrong", "verdict"),
+    [
+        ("K3_BOUNDS", "rounding_max_d", np.inf, "absolute within rounding_max_d"),  # the former "at every |d|"
+        ("K3_BOUNDS", "rounding_max_d", 5.0, "absolute within rounding_max_d"),  # "up to |d| = 5"
+        ("K3_BOUNDS", "large_d_relative", 1e-8, "relative at large |d|"),  # "the relative error is far below 1e-7"
+        ("K3_BOUNDS", "terms_relative", 1e-8, "terms"),  # "far below one float32 rounding of the terms"
+        ("K3_BOUNDS", "rounding", 1.0, "beyond the small-|d| bound"),  # "the small-|d| bound holds at large d too"
+        ("K3_BOUNDS", "negative_d", 1e-7, "d < 0"),  # "for d < 0 the error stays at the rounding of a number near 1"
+    ],
 )
-def test_a_wrong_statement_of_the_early_kl_fails(monkeypatch, key, wrong):
-    monkeypatch.setitem(kl_numerics.EARLY_KL, key, wrong)
-    assert not kl_numerics.early_kl(learning_rates=(1e-5, 1e-6), seed=0).holds
+def test_a_wrong_statement_at_large_d_fails(monkeypatch, name, key, wrong, verdict):
+    monkeypatch.setitem(getattr(kl_numerics, name), key, wrong)
+    found = kl_numerics.k3_large_d(n_values=20_000, seed=0)
+    assert not found.holds and not found.verdicts[verdict]
 
 
-def test_a_logged_kl_claimed_exact_fails(monkeypatch):
-    monkeypatch.setitem(kl_numerics.K3_BOUNDS, "rounding", 1e-12)  # "TRL logs the exact KL"
-    assert not kl_numerics.early_kl(learning_rates=(1e-5, 1e-6), seed=0).verdicts["rounding"]
+@pytest.mark.parametrize("wrong", [{12.0: -7}, {4.0: -7}, {8.0: -5}])  # "a few 1e-7 at d ~ 12" (the former claim), ...
+def test_a_wrong_order_of_the_large_d_error_fails(monkeypatch, wrong):
+    for key, value in wrong.items():
+        monkeypatch.setitem(kl_numerics.LARGE_D_ORDER, key, value)
+    assert not kl_numerics.k3_large_d(n_values=20_000, seed=0).verdicts["orders"]
+
+
+@pytest.mark.parametrize("wrong", [0.0, 0.5, 2.0])  # the absolute error does not grow; grows as e^(d/2); as e^(2d)
+def test_a_wrong_growth_at_large_d_fails(monkeypatch, wrong):
+    monkeypatch.setattr(kl_numerics, "LARGE_D_GROWTH", wrong)
+    assert not kl_numerics.k3_large_d(n_values=20_000, seed=0).verdicts["grows as e^d"]
+
+
+# --- TRL's loss on given log-probabilities ---------------------------------------------------------------------
 
 
 def test_trls_token_gradient_and_value(probe):
@@ -108,36 +137,6 @@ def test_trls_token_gradient_and_value(probe):
     assert np.allclose(logged, np.expm1(d) - d, rtol=1e-5)
 
 
-# --- the token gradient ---------------------------------------------------------------------------------------------
-
-
-def test_the_token_gradient_is_exponential_without_the_ratio_and_linear_with_it(probe):
-    g = kl_numerics.token_gradients(probe)
-    assert g.holds and np.allclose(g.gradient[True], [-x for x in g.d], rtol=1e-5)
-    assert g.gradient[False][-1] < -2000 and len(g.table.rows) == 4
-
-
-def test_a_wrong_growth_fails(monkeypatch, probe):
-    monkeypatch.setattr(kl_numerics, "TOKEN_GRADIENT_GROWTH", {True: "exponential", False: "linear"})
-    g = kl_numerics.token_gradients(probe)
-    assert not g.verdicts[True] and not g.verdicts[False]
-
-
-# --- the knob grid --------------------------------------------------------------------------------------------------
-
-
-def test_the_grid_shows_float64_k3_takes_nothing_away():
-    found = kl_numerics.grid_verdicts()
-    assert all(ok for _, ok in found.values())
-    assert found["trl+kl_exact"][0].mean < 0 < found["trl+k3_float64"][0].mean
-
-
-@pytest.mark.parametrize(("key", "wrong"), [("trl+k3_float64", "fewer"), ("trl+kl_exact", "not fewer")])
-def test_a_wrong_grid_claim_fails(monkeypatch, key, wrong):
-    monkeypatch.setitem(kl_numerics.GRID_CLAIMS, key, wrong)
-    assert not kl_numerics.grid_verdicts()[key][1]
-
-
 # --- bad input ------------------------------------------------------------------------------------------------------
 
 
@@ -148,16 +147,8 @@ def test_bad_input_names_the_parameter(probe, monkeypatch):
         kl_numerics.k3_numerics(probe, n=100, n_values=10)
     with pytest.raises(ValueError, match="scale"):
         kl_numerics.k3_numerics(probe, scales=(3e-3,), n=4, n_values=10)
-    with pytest.raises(ValueError, match="learning_rates"):
-        kl_numerics.early_kl(learning_rates=(1e-4,))
-    with pytest.raises(ValueError, match="learning_rates"):
-        kl_numerics.early_kl(learning_rates=(1e-4, -1e-5))
-    with pytest.raises(ValueError, match="d="):
-        kl_numerics.token_gradients(probe, d=(1.0, 2.0))
-    with pytest.raises(ValueError, match="key"):
-        kl_numerics.grid_verdicts({"trl+nothing": "fewer"})
-    with pytest.raises(ValueError, match="claim"):
-        kl_numerics.grid_verdicts({"trl+kl_exact": "maybe"})
+    with pytest.raises(ValueError, match="n_values="):
+        kl_numerics.k3_large_d(n_values=0)
     with pytest.raises(ValueError, match="logp and ref_logp"):
         kl_numerics.trl_kl_token_gradient(probe, [-1.0, -2.0], [-1.0], bias_correction=True)
     with pytest.raises(ValueError, match="len\\(logp\\)"):
