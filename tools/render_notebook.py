@@ -15,6 +15,8 @@ finished bars. In Colab, Binder or Jupyter they come back when the cell runs.
 With ``--markdown-only`` only the prose and the cells' metadata (tags such as ``hide-input``, MyST-NB's figure
 captions) are copied into the existing .ipynb, keeping its outputs (less the widget views); it refuses when any
 code cell's source differs (then the chapter must be re-executed).
+Either way the chapter's Colab edition (``colab/<name>.ipynb``, ``tools/colab_edition.py``) is written anew from the
+notebook.
 """
 
 from __future__ import annotations
@@ -105,6 +107,12 @@ def main(argv: list[str] | None = None) -> int:
         if src.suffix != ".md":
             parser.error(f"{src} is not a .md source")
         copy_markdown(src) if args.markdown_only else render(src, args.timeout)
+    from colab_edition import ROOT, write_edition  # tools/colab_edition.py, beside this file
+
+    for src in args.sources:  # each chapter's Colab edition follows its notebook
+        page = src.resolve().relative_to(ROOT).with_suffix("").as_posix()
+        if write_edition(page):
+            print(f"{src} -> colab/{src.stem}.ipynb (the Colab edition)")
     return 0
 
 

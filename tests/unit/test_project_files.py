@@ -38,7 +38,7 @@ def test_torch_is_pinned_and_not_a_core_dependency():
 def test_readme_lists_every_chapter_with_a_colab_badge():
     readme = (ROOT / "README.md").read_text()
     for nb in sorted((ROOT / "book").glob("*.ipynb")):
-        assert f"/blob/main/book/{nb.name})" in readme, f"README lacks a Colab badge for {nb.name}"
+        assert f"/blob/main/colab/{nb.name})" in readme, f"README lacks a Colab badge (its Colab edition) for {nb.name}"
 
 
 def test_code_is_ruff_clean():
