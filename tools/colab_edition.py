@@ -10,8 +10,9 @@ outputs) and converts each Markdown cell, parsed by markdown-it-py with the MyST
 parser MyST itself uses), block by block:
 
 - ``(label)=`` targets, ``%`` comments and ``+++`` breaks are dropped;
-- an admonition, a theorem-like block (``prf:theorem``, ``prf:lemma`` …) or a proof becomes a blockquote with a bold
-  title; a dropdown becomes ``<details><summary>``; a ``{math}`` block becomes ``$$ … $$``;
+- an admonition or a theorem-like block (``prf:theorem``, ``prf:lemma`` …) becomes a box with a bold title
+  (Jupyter's alert block, a plain block in Colab), a proof text that starts with **Proof.**; a dropdown becomes
+  ``<details><summary>``; a ``{math}`` block becomes ``$$ … $$``;
 - a slider figure (``browser-figure``) becomes one line that links to it on the hosted page (its sliders run there;
   the chapter's ipywidgets explorer is in the code cell below it), and the page scripts it needs are dropped;
 - ``{cite}`` becomes "(Author et al., year)" linked to the entry of the hosted bibliography; ``{ref}``, ``{doc}`` and
@@ -250,9 +251,11 @@ def _directive(token: Token) -> tuple[str, str, dict[str, str], str]:
     return name, argument, options, "\n".join(lines).strip("\n")
 
 
-def _quote(title: str, body: str) -> str:
-    lines = [f"**{title}**", "", *body.splitlines()]
-    return "\n".join(f"> {line}".rstrip() for line in lines)
+def _box(title: str, body: str, kind: str = "info") -> str:
+    """A titled block: Jupyter's alert box (a plain block in Colab) around Markdown, with blank lines so that the
+    Markdown inside is rendered. Not a ``>`` quote: Jupyter takes math out before Markdown, and a quote's ``>``
+    markers inside a ``$$`` block would become part of the formula."""
+    return f'<div class="alert alert-block alert-{kind}">\n\n**{title}**\n\n{body}\n\n</div>'
 
 
 def _browser_figure(options: dict[str, str], page: str) -> str:
@@ -271,10 +274,13 @@ def convert_directive(token: Token, page: str) -> str:
     inner = convert_markdown(body, page)
     title = _convert_inline(argument, PARSER.parseInline(argument), page) if argument else ""
     if name in TITLED:
-        return _quote(title or TITLED[name] or "Note", inner)
+        return _box(title or TITLED[name] or "Note", inner, "success" if "tip" in options.get("class", "") else "info")
     if name.startswith("prf:"):
         kind = name[4:].capitalize()
-        return _quote(f"{kind}." if kind == "Proof" else f"{kind} ({title})." if title else f"{kind}.", inner)
+        if kind == "Proof":  # follows its statement's box, as plain text
+            joined = not inner.startswith(("$$", "<", "-", "*", "1."))  # a paragraph: on the title's line
+            return f"**Proof.** {inner}" if joined else f"**Proof.**\n\n{inner}"
+        return _box(f"{kind} ({title})." if title else f"{kind}.", inner)
     if name == "dropdown":
         return f"<details><summary>{title}</summary>\n\n{inner}\n\n</details>"
     if name == "math":

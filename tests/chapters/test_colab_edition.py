@@ -7,7 +7,7 @@ Markdown only, and the book's code cells unchanged.
 - every code cell of an edition is the book's (source, metadata with its tags, outputs, id), in the same order; a
   changed code cell is seen;
 - each conversion gives the form the book shows: a citation "(Author et al., year)" linked to its bibliography
-  entry, a cross-reference linked to its page and anchor, an admonition as a titled blockquote; an unknown role or
+  entry, a cross-reference linked to its page and anchor, an admonition as a titled box; an unknown role or
   directive stops the tool with its name;
 - the README's Colab badges open the editions.
 """
@@ -95,9 +95,11 @@ def test_references_are_linked_to_their_page_and_anchor():
     )
 
 
-def test_an_admonition_is_a_titled_blockquote_and_a_dropdown_a_details_block():
-    source = ":::{admonition} The bottom line\n:class: tip\nOne line, {cite}`mroueh2025grpo`.\n:::\n"
-    assert edition.convert_markdown(source, "book/intro").startswith("> **The bottom line**\n>\n> One line, ([Mroueh")
+def test_an_admonition_is_a_titled_box_and_a_dropdown_a_details_block():
+    source = ":::{admonition} The bottom line\n:class: tip\nOne line, {cite}`mroueh2025grpo`.\n\n$$\nx\n$$\n:::\n"
+    box = edition.convert_markdown(source, "book/intro")
+    assert box.startswith('<div class="alert alert-block alert-success">\n\n**The bottom line**\n\nOne line, ([Mroueh')
+    assert "\n$$\nx\n$$\n" in box and box.endswith("\n\n</div>")  # math as written, no quote markers inside
     dropdown = edition.convert_markdown(":::{dropdown} Run details\nText.\n:::", "book/intro")
     assert dropdown == "<details><summary>Run details</summary>\n\nText.\n\n</details>"
 
