@@ -69,3 +69,29 @@ def test_committed_outputs_carry_no_warnings(md):
 def test_the_warning_check_finds_a_warning():
     warned = {"cells": [{"outputs": [{"output_type": "stream", "name": "stderr", "text": "UserWarning: ..."}]}]}
     assert _stderr_cells(warned) == [0] and _stderr_cells({"cells": [{"outputs": []}]}) == []
+
+
+_REPR = re.compile(r"^<(?:function|bound method|ipywidgets\.|[\w.]+ object at 0x)")
+
+
+def _repr_cells(nb: dict) -> list[int]:
+    """Cells whose result is an object's bare repr (a widget callback that ``interact`` returns, say)."""
+    return [
+        i
+        for i, c in enumerate(nb["cells"])
+        for o in c.get("outputs", [])
+        if o.get("output_type") == "execute_result" and _REPR.match("".join(o.get("data", {}).get("text/plain", "")))
+    ]
+
+
+@pytest.mark.parametrize("md", CHAPTERS, ids=lambda p: p.stem)
+def test_no_cell_shows_a_bare_repr(md):
+    """An explorer cell ends in ';': Colab and Jupyter would show ``Out: <function ...update>`` under its sliders."""
+    nb = json.loads(md.with_suffix(".ipynb").read_text())
+    assert not _repr_cells(nb), f"{md.stem}: cells {_repr_cells(nb)} show a bare repr"
+
+
+def test_the_repr_check_finds_a_callback():
+    leak = {"output_type": "execute_result", "data": {"text/plain": "<function explorer.<locals>.update>"}}
+    table = {"output_type": "execute_result", "data": {"text/plain": "| a | b |"}}
+    assert _repr_cells({"cells": [{"outputs": [table]}, {"outputs": [leak]}]}) == [1]
