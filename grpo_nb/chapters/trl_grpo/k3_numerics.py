@@ -86,12 +86,16 @@ def measure_cancellation(probe, *, scales=(1e-2, 1e-3, 1e-4), n: int = 256, seed
 
 @dataclass(frozen=True)
 class GradientError:
-    """At one scale of |d|, over many float32 log-probabilities: the share of TRL's float32 k3 values below 0, the
-    largest absolute error of the float32 gradient of k3 with respect to log pi (autograd through TRL's
-    ``exp(d) - d - 1``) against the exact 1 - e^d, and the smallest |gradient| itself."""
+    """At one scale of |d|, over many float32 log-probabilities: the share of TRL's float32 k3 values below 0 on this
+    machine (``negative_share``: it rests on the last bit of the machine's float32 exp near 1, which rounds the true
+    e^d - d - 1 of a few 1e-9 to a multiple of 2^-23 or 2^-24) and with a correctly rounded exp
+    (``negative_share_rounded``: float64 exp rounded once to float32, the same on every machine), the largest absolute
+    error of the float32 gradient of k3 with respect to log pi (autograd through TRL's ``exp(d) - d - 1``) against the
+    exact 1 - e^d, and the smallest |gradient| itself."""
 
     scale: float
     negative_share: float
+    negative_share_rounded: float
     max_abs_error: float
     min_abs_gradient: float
 
@@ -113,4 +117,7 @@ def gradient_error(scale: float, *, n: int = 100_000, seed: int = 0) -> Gradient
     keep = d64 != 0
     err = np.abs(logp.grad.double().numpy() - exact)[keep]
     negative = float((values.detach().numpy() < 0).mean())
-    return GradientError(scale, negative, float(err.max()), float(np.abs(exact[keep]).min()))
+    d32 = ref - logp.detach()  # TRL's float32 d
+    rounded = torch.exp(d32.double()).float() - d32 - 1  # TRL's expression with a correctly rounded exp
+    negative_rounded = float((rounded < 0).double().mean())
+    return GradientError(scale, negative, negative_rounded, float(err.max()), float(np.abs(exact[keep]).min()))

@@ -10,6 +10,12 @@ from the same seed, so the difference is taken seed by seed and its standard err
 per-seed differences over sqrt(seeds). A baseline that reads no sample (exact expectations) is one run, the same at
 every seed, and a cell that reads none is one run too; two such runs differ by an exact number (standard error 0).
 The count is also summarised as a count: at how many seeds the cell is below, equal to or above its baseline.
+
+Two readings of the grid that the section states: :func:`prompt_gains`, per prompt of a sampled cell, the mean final
+gain p_n - p_ref over seeds with its standard error against the gain h^n(p_ref) - p_ref the recursion predicts
+(:func:`gain_verdict`: amplified, not amplified or falling); and :func:`placebo_reach`, what the placebo (rung 0's
+loss computed by the book's code) rules out: a systematic shift beyond |mean| + 2 standard errors of its paired
+effect, and no smaller one, against which every other cell of TRL's side is read.
 """
 
 from __future__ import annotations
@@ -33,11 +39,20 @@ __all__ = [
     "SHORT_LABELS",
     "load_grid",
     "restoring_cells",
-    "BelowPrompts",
-    "below_prompts",
+    "PLACEBO",
+    "PlaceboReach",
+    "PromptGains",
+    "Z",
+    "gain_verdict",
+    "placebo_reach",
+    "placebo_reach_of",
+    "prompt_gains",
     "GridFindings",
     "grid_findings",
 ]
+
+#: A paired mean counts as beyond noise when it lies more than this many of its standard errors from a value.
+Z = 2.0
 
 
 def load_grid(path: str = "trl_knob_grid.json") -> dict:
@@ -98,7 +113,7 @@ class Effect:
     lower: int
     higher: int
 
-    def significant(self, z: float = 2.0) -> bool:
+    def significant(self, z: float = Z) -> bool:
         """|mean| beyond ``z`` standard errors (an exact nonzero difference counts)."""
         return abs(self.mean) > z * self.se if self.se > 0 else self.mean != 0
 
@@ -210,35 +225,103 @@ def figure_panels(result: dict) -> list[tuple[str, list[str], list[tuple], list[
     return panels
 
 
+def gain_verdict(mean: float, se: float) -> str:
+    """Whether a prompt's mean final gain p_n - p_ref over seeds, with standard error ``se``, shows amplification
+    (Theorem 3: p_n > p_ref): ``"amplified"`` (mean - Z se > 0), ``"falls"`` (mean + Z se < 0) or ``"not amplified"``
+    (0 within Z se)."""
+    if mean - Z * se > 0:
+        return "amplified"
+    return "falls" if mean + Z * se < 0 else "not amplified"
+
+
 @dataclass(frozen=True)
-class BelowPrompts:
-    """The prompts of one cell that end below p_ref at some seed (``indices``, sorted) and, per prompt, its p_ref,
-    the gain the recursion predicts after the last step (h^n(p_ref) - p_ref, ``predicted_gain``), the largest
-    |p_k - p_ref| over every step and seed (``excursion``: how far its p wanders either way) and the largest
-    p_ref - p_n at the last step over the seeds (``final_depth``)."""
+class PromptGains:
+    """Per prompt of one sampled cell: its p_ref, the gain h^n(p_ref) - p_ref the recursion predicts after the last
+    step (``predicted``), the mean over seeds of the final gain p_n - p_ref (``mean``) and its standard error
+    (``se``: the standard deviation of the final gains over the seeds divided by sqrt(seeds), a yardstick taken around
+    the mean, so that a steady fall does not enlarge it), the number of seeds at which it ends below p_ref
+    (``seeds_below``) and its :func:`gain_verdict` (``verdicts``)."""
 
-    indices: tuple[int, ...]
     p_ref: tuple[float, ...]
-    predicted_gain: tuple[float, ...]
-    excursion: tuple[float, ...]
-    final_depth: tuple[float, ...]
+    predicted: tuple[float, ...]
+    mean: tuple[float, ...]
+    se: tuple[float, ...]
+    seeds_below: tuple[int, ...]
+    verdicts: tuple[str, ...]
+
+    @property
+    def ending_below(self) -> tuple[int, ...]:
+        """The prompts that end below p_ref at some seed."""
+        return tuple(i for i, n in enumerate(self.seeds_below) if n > 0)
+
+    @property
+    def shortfall(self) -> tuple[float, ...]:
+        """Per prompt, how many standard errors its mean final gain lies below the predicted gain."""
+        return tuple((h - m) / s for h, m, s in zip(self.predicted, self.mean, self.se, strict=True))
 
 
-def below_prompts(result: dict, key: str) -> BelowPrompts:
-    """:class:`BelowPrompts` of cell ``key``."""
+def prompt_gains(result: dict, key: str) -> PromptGains:
+    """:class:`PromptGains` of the sampled cell ``key`` over its seeds; ValueError for a cell with one run."""
     cell = _cell(result, key)
+    if len(cell["runs"]) < 2:
+        raise ValueError(f"key={key!r} has one run; valid: a cell that reads samples (one run per seed)")
     p_ref = np.asarray(result["p_ref"], dtype=float)
-    runs = np.stack([np.asarray(run["p_measured"], dtype=float) for run in cell["runs"]])  # (seeds, P, n+1)
-    idx = tuple(int(i) for i in np.flatnonzero((runs[:, :, -1] < p_ref).any(axis=0)))
-    h = np.asarray(cell["p_theory"], dtype=float)
-    gap = runs[:, list(idx)] - p_ref[list(idx), None]
-    return BelowPrompts(
-        idx,
-        tuple(float(p_ref[i]) for i in idx),
-        tuple(float(h[i, -1] - p_ref[i]) for i in idx),
-        tuple(float(x) for x in np.abs(gap).max(axis=(0, 2))),
-        tuple(float(x) for x in (-gap[:, :, -1]).max(axis=0)),
+    final = np.stack([np.asarray(run["p_measured"], dtype=float)[:, -1] for run in cell["runs"]]) - p_ref
+    mean, se = final.mean(axis=0), final.std(axis=0, ddof=1) / np.sqrt(final.shape[0])
+    predicted = np.asarray(cell["p_theory"], dtype=float)[:, -1] - p_ref
+    return PromptGains(
+        tuple(float(x) for x in p_ref),
+        tuple(float(x) for x in predicted),
+        tuple(float(x) for x in mean),
+        tuple(float(x) for x in se),
+        tuple(int(x) for x in (final < 0).sum(axis=0)),
+        tuple(gain_verdict(float(m), float(s)) for m, s in zip(mean, se, strict=True)),
     )
+
+
+#: The placebo: rung 0 with its loss computed by the book's code instead of TRL's, no knob changed.
+PLACEBO = "trl+book_loss"
+
+
+def placebo_reach_of(placebo: Effect) -> float:
+    """The largest systematic shift a placebo's paired effect leaves possible: |mean| + Z standard errors."""
+    return abs(placebo.mean) + Z * placebo.se
+
+
+@dataclass(frozen=True)
+class PlaceboReach:
+    """What the placebo rules out on ``measure``: its per-seed differences from TRL's own code (``diffs``), their
+    standard deviation (``spread``: how far the two codes' runs of one seed part), the largest systematic shift it
+    leaves possible (``reach``, :func:`placebo_reach_of`), and per cell of TRL's side with a baseline (the placebo
+    left out) whether its effect lies beyond the reach by more than Z of its own standard errors (``"beyond"``), has
+    a mean inside the reach (``"within"``: not told apart from the change of code) or neither (``"unclear"``); and
+    each such cell's paired effect against the placebo itself (``against_placebo``), whose loss code it shares."""
+
+    measure: str
+    diffs: tuple[float, ...]
+    spread: float
+    reach: float
+    verdicts: dict[str, str]
+    against_placebo: dict[str, Effect]
+
+
+def placebo_reach(result: dict, measure: str = "ended") -> PlaceboReach:
+    """:class:`PlaceboReach` of the grid's placebo (:data:`PLACEBO`) on ``measure`` (``ended`` or ``dipped``)."""
+    check_choice("measure", measure, ("ended", "dipped"))
+    found = effects(result)
+    placebo = found[PLACEBO][measure]
+    reach = float(placebo_reach_of(placebo))
+    same_code = cell_stats(result, PLACEBO)
+    verdicts, against = {}, {}
+    for cell in result["cells"]:
+        if cell["side"] != "trl" or cell["baseline"] is None or cell["key"] == PLACEBO:
+            continue
+        e = found[cell["key"]][measure]
+        size = abs(e.mean)
+        verdicts[cell["key"]] = "beyond" if size - Z * e.se > reach else "within" if size < reach else "unclear"
+        against[cell["key"]] = effect(cell_stats(result, cell["key"]), same_code, measure)
+    spread = float(np.std(placebo.diffs, ddof=1))
+    return PlaceboReach(measure, placebo.diffs, spread, reach, verdicts, against)
 
 
 @dataclass(frozen=True)

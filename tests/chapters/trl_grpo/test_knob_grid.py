@@ -2,8 +2,10 @@
 grpo_nb.chapters.trl_grpo.knob_grid, grpo_nb.chapters.trl_grpo.k3_numerics): every cell changes exactly the knobs it
 names against its baseline, the new knobs are TRL's own loss (a wrong weighting fails), the stable k3 is the numpy
 home's and TRL's float32 one is not, the small grid runs end to end through the CLI at ten seeds, resumes from its
-checkpoint and merges, the paired statistics measure what they say, and the cached grid has the schema, seeds,
-versions and machine the chapter quotes."""
+checkpoint and merges, the paired statistics measure what they say, the cached grid has the schema, seeds,
+versions and machine the chapter quotes, the prompt the exact KL leaves below p_ref is read against the spread of its
+final gains across seeds (the former check, which measured the noise with the fall itself, excuses a steady fall),
+and the placebo rules out shifts beyond about one prompt and no smaller ones."""
 
 from __future__ import annotations
 
@@ -207,3 +209,93 @@ def test_the_cached_grid_has_the_schema_seeds_versions_and_machine():
     for cell in result["cells"]:  # "a cell and its baseline at one seed draw the same first generation"
         for run in cell["runs"] if len(cell["runs"]) > 1 else ():
             assert [row[0] for row in run["group_successes"]] == [row[0] for row in first[run["seed"]]]
+
+
+# --- the prompt the exact KL leaves below p_ref, and what the placebo rules out ----------------------------------
+
+
+def _old_within_noise(result: dict, key: str, prompt: int) -> bool:
+    """The section's former check: the predicted gain is smaller than the largest |p - p_ref| over every step and seed
+    (a yardstick that grows with the very fall it is meant to excuse), and the prompt ends less than 0.01 below."""
+    cell = next(c for c in result["cells"] if c["key"] == key)
+    p_ref = result["p_ref"][prompt]
+    runs = np.stack([np.asarray(run["p_measured"], dtype=float)[prompt] for run in cell["runs"]]) - p_ref
+    predicted = cell["p_theory"][prompt][-1] - p_ref
+    return 0.025 < predicted < np.abs(runs).max() < 0.05 and -runs[:, -1].min() < 0.01
+
+
+def _falling(result: dict, key: str, prompt: int) -> dict:
+    """The grid with ``prompt`` of cell ``key`` falling steadily at every seed: down to 0.043 below p_ref on the way,
+    ending 0.007 below, with a seed-dependent wobble of 0.001."""
+    out = json.loads(json.dumps(result))
+    cell = next(c for c in out["cells"] if c["key"] == key)
+    p_ref = out["p_ref"][prompt]
+    for s, run in enumerate(cell["runs"]):
+        n = len(run["p_measured"][prompt])
+        path = -0.043 * np.sin(np.linspace(0, np.pi, n)) - 0.007 * np.linspace(0, 1, n) ** 2
+        path[-1] += 0.001 * (-1) ** s
+        run["p_measured"][prompt] = list(p_ref + path)
+    return out
+
+
+def test_the_easiest_prompt_is_not_amplified_under_the_exact_kl():
+    grid = kg.load_grid()
+    gains = kg.prompt_gains(grid, "trl+kl_exact")
+    (i,) = gains.ending_below
+    assert gains.p_ref[i] == max(gains.p_ref) and gains.seeds_below[i] == 5
+    assert gains.verdicts[i] == "not amplified" and gains.shortfall[i] > 15 and abs(gains.mean[i]) < 2 * gains.se[i]
+    final = [run["p_measured"][i][-1] - grid["p_ref"][i] for run in kg._cell(grid, "trl+kl_exact")["runs"]]
+    assert gains.mean[i] == pytest.approx(np.mean(final)) and gains.se[i] == pytest.approx(
+        np.std(final, ddof=1) / 10**0.5
+    )
+    assert sum(v == "amplified" for v in gains.verdicts) == 15
+
+
+def test_the_old_check_excuses_a_steady_fall_and_the_new_one_reports_it():
+    grid = kg.load_grid()
+    i = int(np.argmax(grid["p_ref"]))
+    assert _old_within_noise(grid, "trl+kl_exact", i)  # the old check passed on the grid ...
+    fall = _falling(grid, "trl+kl_exact", i)
+    assert _old_within_noise(
+        fall, "trl+kl_exact", i
+    )  # ... and passes just as well on a prompt that falls at every seed
+    gains = kg.prompt_gains(fall, "trl+kl_exact")
+    assert gains.verdicts[i] == "falls" and gains.seeds_below[i] == 10  # the new one sees the fall
+    assert gains.verdicts[i] != "not amplified"  # so the page's assert fails on it
+
+
+def test_the_gain_verdict_and_its_bad_input():
+    assert kg.gain_verdict(0.05, 0.01) == "amplified" and kg.gain_verdict(-0.05, 0.01) == "falls"
+    assert kg.gain_verdict(0.01, 0.01) == kg.gain_verdict(-0.01, 0.01) == "not amplified"
+    with pytest.raises(ValueError, match="key='exact'"):
+        kg.prompt_gains(kg.load_grid(), "exact")  # reads no sample: one run
+
+
+def test_the_placebo_rules_out_shifts_beyond_about_one_prompt_and_no_smaller_ones():
+    grid = kg.load_grid()
+    reach = kg.placebo_reach(grid)
+    assert reach.diffs == (2.0, 0.0, 0.0, -1.0, -3.0, 2.0, -1.0, 1.0, 0.0, 1.0)
+    assert reach.spread == pytest.approx(np.std(reach.diffs, ddof=1)) and 1.0 < reach.reach < 1.1
+    assert {k for k, v in reach.verdicts.items() if v == "beyond"} == {
+        "trl+kl_exact", "trl+k3_unweighted", "trl+adam_reset", "trl+kl_exact+sequence_ratio"
+    }  # fmt: skip
+    within = {"trl+paper_advantage", "trl+exact_p", "trl+sequence_ratio", "trl+k3_float64"}
+    assert {k for k, v in reach.verdicts.items() if v == "within"} == within
+    old = kg.effects(grid)[kg.PLACEBO]["ended"]
+    assert not old.significant()  # the old check ("the placebo moves nothing, so every effect is the knob's") passed,
+    assert all(abs(kg.effects(grid)[k]["ended"].mean) < reach.reach for k in within)  # yet these are within its reach
+    dips = kg.placebo_reach(grid, "dipped")
+    assert dips.verdicts["trl+sequence_ratio"] == "unclear" and dips.against_placebo["trl+sequence_ratio"].significant()
+    assert (
+        dips.against_placebo["trl+sequence_ratio"].diffs
+        == kg.effect(kg.cell_stats(grid, "trl+sequence_ratio"), kg.cell_stats(grid, kg.PLACEBO), "dipped").diffs
+    )
+    with pytest.raises(ValueError, match="measure='gap_h'"):
+        kg.placebo_reach(grid, "gap_h")
+
+
+def test_a_placebo_read_as_ruling_out_every_shift_fails(monkeypatch):
+    """The old reading, "the placebo moves nothing": a reach of 0 turns the small rows into the knob's effects."""
+    monkeypatch.setattr(kg, "placebo_reach_of", lambda placebo: 0.0)
+    reach = kg.placebo_reach(kg.load_grid())
+    assert not all(reach.verdicts[k] == "within" for k in ("trl+paper_advantage", "trl+exact_p", "trl+sequence_ratio"))
