@@ -14,6 +14,11 @@ alpha (z - a) = s(z)/beta, that is z = a + s(z)/(alpha beta) for alpha > 0:
 
 Their multipliers are the variant's own slope g'(z*) = (1 - alpha) + s'(z*)/beta
 (:func:`grpo_nb.variants.map.variant_logit_map_slope`), that is 1 - alpha + alpha h'_{alpha beta}(p*).
+
+Which prompts can flip (:meth:`Variant.flip_bound`): a fixed point z* < 0 has multiplier below -1 iff
+beta < |s'(z*)|/(2 - alpha), and its prompt's logit a = z* - s(z*)/(alpha beta) grows with beta, so every prompt with a
+flipped fixed point has a below sup over z < 0 of z - (2 - alpha) s(z)/(alpha |s'(z)|), whatever beta. The factor
+(2 - alpha)/alpha falls as alpha grows, so this bound grows with alpha.
 """
 
 from __future__ import annotations
@@ -21,11 +26,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import logit
+from scipy.optimize import minimize_scalar
+from scipy.special import expit, logit
 
 from grpo_nb.dynamics.fixed_points import FixedPointGrid, fixed_points_grid
-from grpo_nb.validation import check_alpha, check_map_params, check_normalization, check_scalar
-from grpo_nb.variants.map import log_abs_variant_logit_map_slope, variant_logit_map, variant_logit_map_slope
+from grpo_nb.validation import check_alpha, check_eps, check_map_params, check_normalization, check_scalar
+from grpo_nb.variants.map import (
+    log_abs_variant_logit_map_slope,
+    logit_increment,
+    variant_logit_map,
+    variant_logit_map_slope,
+)
 
 __all__ = ["MIRROR", "Variant"]
 
@@ -90,6 +101,35 @@ class Variant:
                 np.isnan(logits), np.nan, self.slope(np.nan_to_num(logits), beta[..., None], eps[..., None])
             )
         return FixedPointGrid(logits, slopes, counts)
+
+    def flip_bound(self, eps: object) -> float:
+        """sup over beta of the p_ref whose fixed point below 1/2 has multiplier < -1 (see the module docstring):
+
+        expit(max over z < 0 of z + (2 - alpha) s(z) / (alpha s'(z))), s(z) = 1/sqrt(v(z) + eps) and s' < 0 there.
+        No prompt above it has a flipped fixed point at any beta. 0.0 where no fixed point can flip: mean-only
+        normalisation (multiplier 1 - alpha) and the mirror step (no fixed point).
+        """
+        eps = float(check_scalar("eps", check_eps(eps)))
+        if self.normalization == "mean" or self.alpha == 0.0:
+            return 0.0
+        z = -np.geomspace(1e-6, 60.0, 4001)
+        logits = _flip_prompt_logit(z, self.alpha, eps)
+        i = int(np.argmax(logits))
+        bracket = (z[min(i + 1, z.size - 1)], z[max(i - 1, 0)])
+        best = minimize_scalar(
+            lambda x: -float(_flip_prompt_logit(x, self.alpha, eps)),
+            bounds=bracket,
+            method="bounded",
+            options={"xatol": 1e-12},
+        )
+        return float(expit(max(logits[i], -best.fun)))
+
+
+def _flip_prompt_logit(z: object, alpha: float, eps: float) -> np.ndarray:
+    """z + (2 - alpha) s(z)/(alpha s'(z)): the sup over flipping beta of the prompt logit whose fixed point is z < 0."""
+    push = logit_increment(z, 1.0, eps)  # s(z)
+    slope = variant_logit_map_slope(z, 1.0, eps, alpha=1.0)  # s'(z)
+    return np.asarray(z, dtype=float) + (2.0 - alpha) * push / (alpha * slope)
 
 
 #: The mirror step with the paper's normalisation: KL to the previous policy only.

@@ -196,6 +196,30 @@ def test_cycle_frontier_orders_its_alphas() -> None:
     frontier = checks.cycle_frontier(p_ref, beta, 1e-5, alphas=(1.0, 0.5))
     assert frontier.largest_cycle_p_ref[0] > frontier.largest_cycle_p_ref[1] > 0
     assert np.all(frontier.largest_cycle_p_ref <= frontier.largest_flip_p_ref)
+    assert np.all(frontier.largest_flip_p_ref < frontier.flip_bound) and frontier.alphas == (1.0, 0.5)
+
+
+def test_the_former_alpha_07_reading_fails_off_the_grid() -> None:
+    # the former "alpha = 0.7: no cycle left for p_ref above 1e-4" held on the 50-point grid (largest 6.1e-5) only
+    seven = Variant("mean_var", 0.7)
+    kind = orbit_kind(1.2e-4, 5.1, 1e-5, variant=seven)
+    assert kind.kind == "cycle" and kind.period == 2 and seven.flip_bound(1e-5) > 1e-4
+    assert Variant("mean_var", 0.5).flip_bound(1e-5) < 1e-4  # alpha = 0.5: no prompt above 1e-4 can flip
+
+
+def test_the_finer_scan_finds_the_cycles_the_grid_missed(monkeypatch) -> None:
+    p_ref, beta = np.geomspace(1e-14, 0.5, 50)[:, None], np.geomspace(1e-2, 1e2, 50)[None, :]
+    frontier = checks.cycle_frontier(p_ref, beta, 1e-5, alphas=(0.7,))
+    monkeypatch.setattr(regimes_and_cycles, "FINE_P_POINTS", 12)
+    monkeypatch.setattr(regimes_and_cycles, "FINE_BETA", np.geomspace(3.0, 8.0, 40))
+    refined = checks.refine_cycle_frontier(frontier, 1e-5, alphas=(0.7,))
+    assert frontier.largest_cycle_p_ref[0] < 1e-4 < refined.scan_p_ref[0] < refined.flip_bound[0]
+    assert orbit_kind(refined.scan_p_ref[0], refined.scan_beta[0], 1e-5, variant=Variant("mean_var", 0.7)).kind != (
+        "fixed_point"
+    )
+    monkeypatch.setattr(regimes_and_cycles, "FINE_P_POINTS", 2)  # the two bounds only: no finer than the grid
+    coarse = checks.refine_cycle_frontier(frontier, 1e-5, alphas=(0.7,))
+    assert coarse.scan_p_ref[0] == frontier.largest_cycle_p_ref[0] < 1.4e-4  # the page's assert would fail
 
 
 # ------------------------------------------------------------------ variance normalisation: an adaptive beta

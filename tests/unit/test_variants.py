@@ -10,13 +10,16 @@ from hypothesis import strategies as st
 from scipy.special import expit, logit
 
 from grpo_nb import dynamics, variants
+from grpo_nb.dynamics.cycle_geometry import flip_interval
 from grpo_nb.dynamics.fixed_points import THEOREM2
+from grpo_nb.dynamics.map import logit_map_slope
 from grpo_nb.dynamics.orbits import classify_orbits
 from grpo_nb.dynamics.recursions import LogitRecursion
 from grpo_nb.dynamics.regimes import Regime, regime_map
 from grpo_nb.tabular import grpo_step, solve_grpo_step
 from grpo_nb.tabular.policy import expected_reward
 from grpo_nb.variants import MIRROR, Variant
+from grpo_nb.variants import map as vmap
 
 SETTINGS = settings(deadline=None, max_examples=40)
 NORMALIZATIONS = ("mean_var", "mean")
@@ -283,6 +286,51 @@ def test_regime_maps_of_variants() -> None:
     damped = regime_map(p_ref, beta, 1e-5, variant=Variant("mean_var", 0.5))
     oscillating = damped.regime >= Regime.CYCLE
     assert not (oscillating & ~(damped.fixed_point_slopes[..., 0] < -1)).any()
+
+
+def _flipped_prompts(variant: Variant, eps: float) -> tuple[np.ndarray, np.ndarray]:
+    """The (p_ref, beta) of a dense grid whose fixed point below 1/2 has multiplier < -1."""
+    p_ref, beta = np.geomspace(1e-9, 0.5, 300)[:, None], np.geomspace(0.05, 50.0, 300)[None, :]
+    p_grid, b_grid = np.broadcast_arrays(p_ref, beta)
+    flipped = variant.fixed_points_grid(p_grid, b_grid, eps).slopes[..., 0] < -1
+    return p_grid[flipped], b_grid[flipped]
+
+
+@pytest.mark.parametrize("alpha", [1.0, 0.7, 0.5])
+@pytest.mark.parametrize("eps", [0.0, 1e-5, 1e-3])
+def test_flip_bound_is_the_sup_of_the_flipped_prompts(alpha: float, eps: float) -> None:
+    variant = Variant("mean_var", alpha)
+    bound = variant.flip_bound(eps)
+    flipped_p, _ = _flipped_prompts(variant, eps)
+    assert flipped_p.size > 0 and flipped_p.max() < bound < 1.2 * flipped_p.max()  # above every flip, and close
+    if alpha == 1.0:  # the paper's map: the hard-prompts chapter's flip curve, by Brent's method on g' = -1
+        curve = max(flip_interval(b, eps)[1] for b in np.geomspace(0.3, 3.0, 801))
+        assert curve < bound < curve * (1 + 1e-4)
+
+
+def test_flip_bound_grows_with_alpha_and_is_zero_where_nothing_flips() -> None:
+    bounds = [Variant("mean_var", a).flip_bound(1e-5) for a in (0.1, 0.3, 0.5, 0.7, 0.9, 1.0)]
+    assert np.all(np.diff(bounds) > 0)
+    assert Variant("mean", 0.5).flip_bound(1e-5) == 0.0 and MIRROR.flip_bound(1e-5) == 0.0
+    with pytest.raises(ValueError, match="eps"):
+        Variant().flip_bound(-1.0)
+
+
+def test_a_flip_bound_without_the_damping_factor_is_caught(monkeypatch) -> None:
+    from grpo_nb.variants import variant as variant_module
+
+    def undamped(z, alpha, eps):  # (2 - alpha)/alpha replaced by 1/alpha: forgets the (1 - alpha) in the multiplier
+        return z + vmap.logit_increment(z, 1.0, eps) / (alpha * logit_map_slope(z, 1.0, eps))
+
+    def doubly_damped(z, alpha, eps):  # (2 - alpha)/alpha^2: one alpha too many
+        return z + (2 - alpha) * vmap.logit_increment(z, 1.0, eps) / (alpha**2 * logit_map_slope(z, 1.0, eps))
+
+    damped = Variant("mean_var", 0.5)
+    flipped_max = _flipped_prompts(damped, 1e-5)[0].max()
+    monkeypatch.setattr(variant_module, "_flip_prompt_logit", undamped)
+    assert damped.flip_bound(1e-5) > 1.2 * flipped_max  # far above every flipped prompt: not the sup
+    monkeypatch.setattr(variant_module, "_flip_prompt_logit", doubly_damped)
+    assert damped.flip_bound(1e-5) < flipped_max  # a flipped prompt above the "bound"
 
 
 # ---------------------------------------------------------------- tabular closed forms and the Rényi recursion

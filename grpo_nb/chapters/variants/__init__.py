@@ -20,7 +20,8 @@ table and the values its asserts need:
   against alpha = 1: the fixed points are Theorem 2's at alpha beta (:func:`fixed_point_comparison`,
   :func:`variant_fixed_points`, :func:`fixed_point_table`);
 * :mod:`~grpo_nb.chapters.variants.regimes_and_cycles` ("What alpha does to the regimes, and to the cycles"): the
-  regime maps of the variants, and where their cycles live (:func:`regime_survey`, :func:`cycle_frontier`);
+  regime maps of the variants, and where their cycles live (:func:`regime_survey`, :func:`cycle_frontier`,
+  :func:`refine_cycle_frontier`);
 * :mod:`~grpo_nb.chapters.variants.adaptive_beta` ("Variance normalisation is mean-only normalisation with an adaptive
   beta"): the two steps have one maximiser at beta_eff = beta sqrt(p(1-p)+eps), and how far beta_eff falls below its
   value at p = 1/2, with the exact p and inside a group of G answers (:func:`effective_beta_check`,
@@ -48,7 +49,14 @@ from grpo_nb.chapters.variants.fixed_points_against_alpha1 import (
 from grpo_nb.chapters.variants.mean_only import MeanOnlyCheck, mean_only_fixed_point
 from grpo_nb.chapters.variants.mirror import MirrorSurvey, mirror_survey
 from grpo_nb.chapters.variants.optimal_policy import SolverAgreement, solver_agreement
-from grpo_nb.chapters.variants.regimes_and_cycles import CycleFrontier, RegimeSurvey, cycle_frontier, regime_survey
+from grpo_nb.chapters.variants.regimes_and_cycles import (
+    CycleFrontier,
+    FrontierRefinement,
+    RegimeSurvey,
+    cycle_frontier,
+    refine_cycle_frontier,
+    regime_survey,
+)
 from grpo_nb.chapters.variants.renyi import RenyiCheck, renyi_check
 from grpo_nb.chapters.variants.success_recursion import (
     RecursionAgreement,
@@ -66,6 +74,7 @@ __all__ = [
     "EffectiveBetaCheck",
     "EffectiveBetaFactors",
     "FixedPointComparison",
+    "FrontierRefinement",
     "MeanOnlyCheck",
     "MirrorSurvey",
     "RecursionAgreement",
@@ -85,6 +94,7 @@ __all__ = [
     "orbit_table",
     "random_instance",
     "recursion_agreement",
+    "refine_cycle_frontier",
     "regime_survey",
     "renyi_check",
     "solver_agreement",
