@@ -9,12 +9,13 @@ Each function recomputes, from the math modules, what one entry of the sheet sta
   homes (:data:`OMEGA_PLUS`, :data:`OMEGA_MINUS`, :data:`LOGIT_MAP`).
 * :func:`effective_beta` (entry "Effective β"): Theorem 1's exact step is the KL-regularised optimum at the
   coefficient :func:`exact_step_coefficient` (beta sqrt(V(p))), and TRL's advantage is the paper's divided by
-  :func:`trl_beta_factor` (sqrt(G/(G-1))).
+  :func:`trl_beta_factor` (sqrt(G/(G-1))) at the group's own smoothing :func:`trl_equivalent_eps`.
 * :func:`recursion_gap` (entry "The recursion"): Theorem 1's exact steps on random outcome spaces against
   :data:`RECURSION` (Theorem 2's logit map iterated).
 * :func:`practice` (entry "Practical β and G"): the first exact step at practical beta, the unsafe beta interval of
   Remark 2 (:func:`grpo_nb.dynamics.uniform_beta.safe_betas`), the budget-optimal group size on the group-size
-  chapter's prompt sets, the bias of the std-normalised gradient at G = 8 and the signal a group of 2 keeps.
+  chapter's prompt sets, the bias of the std-normalised gradient at G = 8 and the signal a group of 2 keeps, with
+  the paper's advantage and with TRL's.
 
 A check reads the module-level name of the sheet's statement when it runs, so a test that replaces it by a wrong one
 (monkeypatch) sees the check fail.
@@ -29,8 +30,8 @@ import numpy as np
 from scipy.special import expit
 
 from grpo_nb import family
-from grpo_nb.advantage import group_advantage
-from grpo_nb.constants import PAPER_EPS, PRACTICAL_BETA
+from grpo_nb.advantage import group_advantage, group_rewards
+from grpo_nb.constants import PAPER_EPS, PRACTICAL_BETA, TRL_STD_EPS
 from grpo_nb.dynamics.map import iterate_logit, logit_map
 from grpo_nb.dynamics.uniform_beta import safe_betas
 from grpo_nb.report import Table
@@ -39,10 +40,10 @@ from grpo_nb.tabular.closed_form import grpo_step, solve_grpo_step
 from grpo_nb.tabular.policy import expected_reward
 from grpo_nb.ustat.bandit import PromptSet
 from grpo_nb.ustat.finite_group import signal_retention
-from grpo_nb.ustat.moments import exact_moments
+from grpo_nb.ustat.moments import exact_moments, expected_step_factor
 from grpo_nb.ustat.scaling import scaling_constants
 from grpo_nb.validation import check_beta, check_eps, check_p, check_positive_int, check_scalar
-from grpo_nb.weights import omega_minus, omega_plus
+from grpo_nb.weights import omega_minus, omega_plus, weight_scale
 
 __all__ = [
     "ADVANTAGE",
@@ -63,6 +64,7 @@ __all__ = [
     "practice",
     "recursion_gap",
     "trl_beta_factor",
+    "trl_equivalent_eps",
 ]
 
 ADVANTAGE = family.advantage
@@ -72,6 +74,8 @@ LOGIT_MAP = logit_map
 RECURSION = iterate_logit
 PRACTICE_BETAS = (PRACTICAL_BETA, 0.001)  # DeepSeekMath's KL weight (TRL's default up to 0.18) and DeepSeek-R1's
 TOL = 1e-9
+#: One eps for every group, as TRL's smoothing is often read: none, TRL's 1e-4 squared, the paper's, TRL's 1e-4.
+FIXED_EPS = (0.0, 1e-8, PAPER_EPS, TRL_STD_EPS)
 _SHORT = {
     "centring": {family.Centring.GROUP: "group mean", family.Centring.LEAVE_ONE_OUT: "others' mean",
                  family.Centring.BATCH: "batch mean"},
@@ -101,6 +105,21 @@ def trl_beta_factor(G: int) -> float:
     at beta follows the recursion at beta times this factor (book/trl_grpo.md). ValueError for G < 2."""
     G = check_positive_int("G", G, minimum=2)
     return float(np.sqrt(G / (G - 1)))
+
+
+def trl_equivalent_eps(G: int, k: int) -> float:
+    """The eps at which Eq. 3's advantage is :func:`trl_beta_factor` times TRL's on a group of G with k successes.
+
+    TRL's denominator is std_Bessel + 1e-4 = sqrt(G/(G-1)) (sqrt(v_hat) + 1e-4 sqrt((G-1)/G)), v_hat = (k/G)(1 - k/G),
+    so eps = (sqrt(v_hat) + 1e-4 sqrt((G-1)/G))^2 - v_hat, about 2e-4 sqrt(v_hat (G-1)/G) on a group with both
+    rewards and 1e-4^2 (G-1)/G on a silent one. ValueError for G < 2 or k outside 0..G."""
+    G = check_positive_int("G", G, minimum=2)
+    k = check_positive_int("k", k, minimum=0)
+    if k > G:
+        raise ValueError(f"k={k!r} is out of range; valid range is 0 <= k <= G = {G}")
+    v_hat = (k / G) * (1 - k / G)
+    shift = TRL_STD_EPS / trl_beta_factor(G)
+    return 2 * shift * float(np.sqrt(v_hat)) + shift**2
 
 
 @dataclass(frozen=True)
@@ -166,15 +185,38 @@ def _random_space(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.
 class EffectiveBeta:
     """``step_gap``: worst gap, over random outcome spaces, between Theorem 1's exact step and the numerical maximiser
     of E[r] - b KL(pi || pi_ref) at b = :func:`exact_step_coefficient`; ``trl_gap``: worst relative gap between the
-    paper's advantage over TRL's and :func:`trl_beta_factor`, over every mixed 0/1 group of G = 2..16."""
+    paper's advantage at :func:`trl_equivalent_eps` over TRL's and :func:`trl_beta_factor`, over every mixed 0/1 group
+    of G = 2..16; ``trl_eps_range``: the smallest and largest of those eps; ``fixed_eps_gaps``: the same worst gap with
+    one eps for every group, per eps of :data:`FIXED_EPS`."""
 
     step_gap: float
     trl_gap: float
+    trl_eps_range: tuple[float, float]
+    fixed_eps_gaps: dict[float, float]
+
+
+def _trl_ratio_gap(r: np.ndarray, G: int, eps: float) -> float:
+    """Worst |A_paper(eps) / (sqrt(G/(G-1)) A_TRL) - 1| over the nonzero advantages of the groups ``r``."""
+    paper, trl = group_advantage(r, "paper", eps), group_advantage(r, "trl")
+    nonzero = paper != 0
+    return float(np.abs(paper[nonzero] / trl[nonzero] / trl_beta_factor(G) - 1).max())
+
+
+def _trl_gaps() -> tuple[float, tuple[float, float], dict[float, float]]:
+    """:class:`EffectiveBeta`'s TRL fields, over every mixed 0/1 group of G = 2..16 (one group per count k)."""
+    gap, eps_seen, fixed = 0.0, [], dict.fromkeys(FIXED_EPS, 0.0)
+    for G in range(2, 17):
+        for k in range(1, G):
+            r = group_rewards(np.array([k]), G)
+            eps_seen.append(trl_equivalent_eps(G, k))
+            gap = max(gap, _trl_ratio_gap(r, G, eps_seen[-1]))
+            fixed = {eps: max(worst, _trl_ratio_gap(r, G, eps)) for eps, worst in fixed.items()}
+    return gap, (min(eps_seen), max(eps_seen)), fixed
 
 
 def effective_beta() -> EffectiveBeta:
-    """Entry "Effective β": the coefficient of one exact step (Theorem 1) and TRL's factor (Eq. 3 with Bessel's
-    correction and TRL's 1e-4 outside the root, against Eq. 3 with eps = 1e-8)."""
+    """Entry "Effective β": the coefficient of one exact step (Theorem 1) and TRL's factor (Eq. 3 against Bessel's
+    correction and TRL's 1e-4 outside the root), at each group's :func:`trl_equivalent_eps` and at fixed eps."""
     rng, step_gap = np.random.default_rng(1), 0.0
     for _ in range(8):
         pi_ref, pi_prev, reward = _random_space(rng)
@@ -182,13 +224,7 @@ def effective_beta() -> EffectiveBeta:
         b = exact_step_coefficient(beta, float(expected_reward(pi_prev, reward)), eps)
         optimum = solve_grpo_step(pi_ref, pi_prev, reward, b, eps, normalization="mean")
         step_gap = max(step_gap, float(np.abs(grpo_step(pi_ref, pi_prev, reward, beta, eps) - optimum).max()))
-    trl_gap = 0.0
-    for G in range(2, 17):
-        r = np.array([g for g in itertools.product((0.0, 1.0), repeat=G) if 0 < sum(g) < G])
-        paper, trl = group_advantage(r, "paper", 1e-8), group_advantage(r, "trl")
-        nonzero = paper != 0
-        trl_gap = max(trl_gap, float(np.abs(paper[nonzero] / trl[nonzero] / trl_beta_factor(G) - 1).max()))
-    return EffectiveBeta(step_gap, trl_gap)
+    return EffectiveBeta(step_gap, *_trl_gaps())
 
 
 def recursion_gap() -> float:
@@ -214,7 +250,9 @@ class Practice:
     beta, 2/(beta sqrt(1 + 4 eps)); ``unsafe``: the open beta interval where some prompt with p_ref >= 1e-12 has an
     unstable lowest fixed point (eps = 1e-5); ``g_star``: the budget-optimal G of the unnormalised leave-one-out
     estimator on the group-size chapter's prompt sets around p = 0.5 and p = 1e-3; ``bias_g8``: the smallest and
-    largest relative bias of the std-normalised gradient at G = 8 on its three bandits; ``rho2``: rho_2(0.1)."""
+    largest relative bias of the std-normalised gradient at G = 8 on its three bandits; ``rho2``: rho_2(0.1), the
+    share of Theorem 2's step a group of 2 keeps on average with the paper's advantage (Eq. 4 at p_hat);
+    ``rho2_trl``: the same share with TRL's advantage."""
 
     first_step: dict[float, tuple[float, float]]
     margin: dict[float, float]
@@ -222,6 +260,7 @@ class Practice:
     g_star: tuple[float, float]
     bias_g8: tuple[float, float]
     rho2: float
+    rho2_trl: float
 
 
 def _difficulty_g_star(levels: tuple[float, ...] = (0.5, 0.2, 0.05, 0.01, 0.001)) -> tuple[float, float]:
@@ -252,6 +291,13 @@ def practice() -> Practice:
         for logits, reward in zip(bandits.ref_logits, bandits.reward, strict=True)
     ]
     rho2 = float(signal_retention(0.1, 2, PAPER_EPS))
+    rho2_trl = float(expected_step_factor(0.1, 2, "grpo_std") / weight_scale(0.1, PAPER_EPS))  # c_2(p) sqrt(v + eps)
     return Practice(
-        first, margin, (float(unsafe[0]), float(unsafe[1])), _difficulty_g_star(), (min(bias), max(bias)), rho2
+        first,
+        margin,
+        (float(unsafe[0]), float(unsafe[1])),
+        _difficulty_g_star(),
+        (min(bias), max(bias)),
+        rho2,
+        rho2_trl,
     )

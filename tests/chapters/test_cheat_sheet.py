@@ -29,6 +29,7 @@ def _practice_holds(pr: cs.Practice) -> bool:
         and 2.5 < pr.g_star[0] < 3.5
         and 23.5 <= pr.g_star[1] < 24.5
         and abs(pr.rho2 - 0.3) < 0.005
+        and abs(pr.rho2_trl - 0.21) < 0.005
         and 0.125 <= pr.bias_g8[0] < 0.135
         and 0.255 <= pr.bias_g8[1] < 0.265
     )
@@ -91,6 +92,36 @@ def test_effective_beta_holds_and_fails_on_the_plain_beta(monkeypatch):
     assert cs.effective_beta().trl_gap > 1e-2
 
 
+def _trl_holds(eff: cs.EffectiveBeta) -> bool:
+    """The TRL asserts of the page's "Effective β" cell, as written there."""
+    return (
+        eff.trl_gap < TOL
+        and 4.6e-5 < eff.trl_eps_range[0] < 4.8e-5
+        and 9.6e-5 < eff.trl_eps_range[1] < 9.8e-5
+        and max(eff.fixed_eps_gaps.values()) < 5e-4
+        and eff.fixed_eps_gaps[1e-8] > 1e3 * TOL
+    )
+
+
+def test_trls_eps_is_the_groups_own_and_a_fixed_one_fails(monkeypatch):
+    eff = cs.effective_beta()
+    assert _trl_holds(eff)
+    # the former check, relative gap < 1e-3 at eps = 1e-8, passes at every fixed eps: it cannot test eps
+    assert all(gap < 1e-3 for gap in eff.fixed_eps_gaps.values())
+    for fixed in (1e-8, PAPER_EPS, 1e-4):  # "TRL's step is the paper's at eps = 1e-8" (or any one eps)
+        monkeypatch.setattr(cs, "trl_equivalent_eps", lambda G, k, fixed=fixed: fixed)
+        assert cs.effective_beta().trl_gap > 1e-5 and not _trl_holds(cs.effective_beta())
+    monkeypatch.setattr(cs, "trl_equivalent_eps", lambda G, k: (k / G * (1 - k / G)) ** 0.5 * 2e-4)  # no (G-1)/G
+    assert not _trl_holds(cs.effective_beta())
+
+
+def test_trl_equivalent_eps_at_the_findings_groups_and_on_silent_groups():
+    assert cs.trl_equivalent_eps(8, 4) == pytest.approx(9.355e-5, rel=1e-3)
+    assert cs.trl_equivalent_eps(8, 1) == pytest.approx(6.188e-5, rel=1e-3)
+    assert cs.trl_equivalent_eps(16, 1) == pytest.approx(4.688e-5, rel=1e-3)
+    assert cs.trl_equivalent_eps(8, 0) == pytest.approx(1e-8 * 7 / 8, rel=1e-12) == cs.trl_equivalent_eps(8, 8)
+
+
 def test_recursion_holds_and_fails_on_a_wrong_map(monkeypatch):
     assert cs.recursion_gap() < TOL
     real = cs.RECURSION
@@ -119,6 +150,20 @@ def test_practice_check_fails_on_other_statements(practice, monkeypatch):
     assert not _practice_holds(replace(practice, g_star=(practice.g_star[0], 32.0)))  # "about 32 at p = 1e-3"
     assert not _practice_holds(replace(practice, bias_g8=(0.65, 0.75)))  # the bias at G = 2, not 8
     monkeypatch.setattr(cs, "LOGIT_MAP", lambda z, a, beta, eps: a + 1 / (beta * np.sqrt(0.25 + eps)))  # no V(p)
+    assert not _practice_holds(cs.practice())
+
+
+def test_a_group_of_two_keeps_less_with_trls_advantage(practice, monkeypatch):
+    from dataclasses import replace
+
+    from grpo_nb.ustat.moments import expected_step_factor
+
+    # the former statement gave the paper's rho_2 (Eq. 4 at p_hat) as the std-normalised one: TRL's is not 0.3
+    assert abs(practice.rho2_trl - 0.3) > 0.05 and abs(practice.rho2 - 0.3) < 0.005
+    assert not _practice_holds(replace(practice, rho2_trl=practice.rho2))
+    paper_form = lambda p, G, estimator: expected_step_factor(p, G, "grpo_paper")  # noqa: E731  TRL's read as Eq. 4
+    monkeypatch.setattr(cs, "expected_step_factor", paper_form)
+    assert abs(cs.practice().rho2_trl - practice.rho2) < 1e-12  # the two routes to the paper's rho_2 agree
     assert not _practice_holds(cs.practice())
 
 
@@ -157,6 +202,9 @@ def test_bad_input_raises_value_error_naming_the_parameter():
         (lambda: cs.exact_step_coefficient(1.0, 1.5, 1e-5), "p"),
         (lambda: cs.exact_step_coefficient(1.0, 0.5, -1.0), "eps"),
         (lambda: cs.trl_beta_factor(1), "G"),
+        (lambda: cs.trl_equivalent_eps(1, 0), "G"),
+        (lambda: cs.trl_equivalent_eps(8, -1), "k"),
+        (lambda: cs.trl_equivalent_eps(8, 9), "k"),
     ):
         with pytest.raises(ValueError, match=f"^{name}="):
             call()
