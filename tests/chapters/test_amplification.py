@@ -17,7 +17,7 @@ from grpo_nb import dynamics
 from grpo_nb.chapters import amplification as amp
 from grpo_nb.chapters.amplification import beta_in_practice, local_convergence, theorem3, theorem4_hypothesis
 from grpo_nb.dynamics.paper_bounds import prompt_free_beta_bound
-from grpo_nb.dynamics.regimes import Regime, regime_map
+from grpo_nb.dynamics.regimes import Regime, regime_grid, regime_map
 from grpo_nb.dynamics.uniform_beta import safe_betas
 from grpo_nb.tabular import expected_reward, grpo_step, solve_grpo_step
 from tests.book_layout import BOOK
@@ -176,13 +176,31 @@ def test_negative_checks_of_the_beta_sections(monkeypatch):
     assert not np.allclose(g.k3_loss, g.kl_reverse, atol=1e-4)
 
 
-def test_first_step_saturates_and_theorem5_is_vacuous_at_practical_beta():
+def _theorem5_cell_holds(f: amp.FirstStep) -> bool:
+    """The page's asserts on Theorem 5's floor at practical beta, as written there."""
+    paper, binary = (f.theorem5_floor(0.5, constant=c) for c in (2, 1))
+    return f.max_log_miss < -40 and paper[1] < 2 * np.exp(-40) and binary[1] < np.exp(-40)
+
+
+def test_first_step_saturates_and_theorem5_has_a_floor_at_practical_beta():
     for beta in (0.04, 0.001):
         f = amp.first_step(beta, 1e-5)
-        assert f.saturated and f.min_gain_over_margin >= 1 - 1e-12 and f.theorem5_vacuous()
-        assert f.max_log_miss < -40
+        assert f.saturated and f.min_gain_over_margin >= 1 - 1e-12 and _theorem5_cell_holds(f)
+        paper, binary = (f.theorem5_floor(0.5, constant=c) for c in (2, 1))
+        assert paper[0] == 1.0 and binary[0] == 0.5  # 2 (1 - 1/2) and 1 (1 - 1/2): the leads of the two floors
     assert not amp.first_step(0.04, 1e-2).saturated  # "every prompt" needs a small eps
-    assert not amp.first_step(1.0, 1e-5).theorem5_vacuous()  # at beta = 1 the bound keeps its content
+    lead, deficit = amp.first_step(1.0, 1e-5).theorem5_floor(0.5, constant=2)
+    assert lead - deficit <= 0  # at beta = 1 no floor holds across the prompts: the bound keeps its content
+
+
+def test_theorem5_floor_is_not_vacuous_with_the_constant_1():
+    # the former wording, "vacuous", read with the constant 1 of a 0/1 reward: that floor stays near 1/2, below the
+    # trivial bound 1, so only the paper's constant 2 makes the bound vacuous
+    f = amp.first_step(0.04, 1e-5)
+    lead, deficit = f.theorem5_floor(0.5, constant=1)
+    assert 0.49 < lead - deficit < 0.51
+    lead, deficit = f.theorem5_floor(0.25, constant=2)  # a trained success rate of 1/4: the floor passes 1
+    assert lead - deficit > 1
 
 
 def test_theorem5_check_fails_when_the_step_ignores_beta(monkeypatch):
@@ -191,7 +209,15 @@ def test_theorem5_check_fails_when_the_step_ignores_beta(monkeypatch):
     real = beta_in_practice.gibbs_log_policy
     monkeypatch.setattr(beta_in_practice, "gibbs_log_policy", lambda lr, r, p, beta, eps: real(lr, r, p, 1.0, eps))
     f = amp.first_step(0.04, 1e-5)
-    assert not f.theorem5_vacuous() and not f.saturated and f.min_gain_over_margin < 1
+    assert not _theorem5_cell_holds(f) and not f.saturated and f.min_gain_over_margin < 1
+
+
+def test_theorem5_floor_bad_input():
+    f = amp.first_step(0.04, 1e-5, n_grid=11)
+    with pytest.raises(ValueError, match="^p_tilde="):
+        f.theorem5_floor(1.0, constant=2)
+    with pytest.raises(ValueError, match="^constant="):
+        f.theorem5_floor(0.5, constant=3)
 
 
 def test_practice_gain_is_checked_on_the_closed_form(monkeypatch):
@@ -301,6 +327,34 @@ def test_two_cycle_report_and_bad_input():
     assert c.table.column("quantity")[0] == "cycle p values" and len(c.table.rows) == 6
     with pytest.raises(ValueError, match="not a 2-cycle"):
         amp.two_cycle_report(0.5, 1.0, 1e-5)
+
+
+def test_oscillating_orbits_stay_below_the_middle_fixed_point():
+    rm = regime_map(*regime_grid(40, 40), 1e-5)
+    missed = amp.missed_stable_points(rm, n=2000)
+    assert missed.with_stable > 0 and missed.stable_is_top and missed.margin > 0 and missed.tail_gap > 1
+
+
+def test_the_former_hatching_check_cannot_fail_and_the_new_one_can(monkeypatch):
+    """With every orbit declared a cycle, the map's flags still pass the former assert (for an oscillating point
+    "stable elsewhere" only says that a stable fixed point exists); the orbits themselves climb to the top one."""
+    from grpo_nb.dynamics import orbits, regimes
+
+    real = orbits.classify_orbits
+
+    def all_cycles(*args, **kwargs):
+        s = real(*args, **kwargs)
+        return type(s)(
+            **{**s.__dict__, "kind": np.full_like(s.kind, orbits.OrbitClass.CYCLE), "period": 2 + 0 * s.period}
+        )
+
+    monkeypatch.setattr(regimes, "classify_orbits", all_cycles)
+    rm = regime_map(*regime_grid(20, 20), 1e-5)
+    oscillating = (rm.regime == Regime.CYCLE) | (rm.regime == Regime.CHAOTIC)
+    assert oscillating.all() and rm.stable_elsewhere[oscillating & ~rm.no_stable].all()  # the former assert holds
+    missed = amp.missed_stable_points(rm, n=2000)
+    assert missed.with_stable > 0 and missed.tail_gap < 1e-6  # the new one fails: those orbits reach a stable one
+    assert not (missed.stable_is_top and missed.margin > 0)
 
 
 def test_regime_count_table_counts_every_grid_point():

@@ -10,7 +10,8 @@ its table and the values the chapter's asserts need, in one module per section (
   "The paper's Fig. 4: the bound on β": Theorem 4's bound B(p*) against the fixed points' slopes and perturbed
   orbits, and the peak of B(p*) per eps;
 * :mod:`~grpo_nb.chapters.amplification.orbits`, "The paper's Fig. 5: what the iterations do", 'The "divergent"
-  case is a stable 2-cycle' and "A map of the regimes": where the orbits go, the 2-cycle, the regime maps' counts;
+  case is a stable 2-cycle' and "A map of the regimes": where the orbits go, the 2-cycle, the regime maps' counts
+  and the oscillating orbits that miss a stable fixed point;
 * :mod:`~grpo_nb.chapters.amplification.theorem4_hypothesis`, "Theorem 4's hypothesis against amplification": where
   Theorem 4's hypothesis can hold at all, against where the orbit converges;
 * :mod:`~grpo_nb.chapters.amplification.one_beta`, "Remark 2: one β for all prompts": the per-prompt bounds on beta
@@ -64,8 +65,10 @@ from grpo_nb.chapters.amplification.one_beta import (
     uniform_beta_report,
 )
 from grpo_nb.chapters.amplification.orbits import (
+    MissedStablePoints,
     OrbitTable,
     TwoCycle,
+    missed_stable_points,
     orbit_table,
     regime_count_table,
     two_cycle_report,
@@ -98,6 +101,7 @@ __all__ = [
     "FirstStep",
     "HypothesisTable",
     "KLGradients",
+    "MissedStablePoints",
     "OrbitTable",
     "PRACTICE_BETAS",
     "PerPromptBounds",
@@ -119,6 +123,7 @@ __all__ = [
     "first_step",
     "hypothesis_table",
     "kl_penalty_gradients",
+    "missed_stable_points",
     "orbit_table",
     "per_prompt_bounds",
     "practice_regime_table",

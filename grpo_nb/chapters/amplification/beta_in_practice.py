@@ -24,7 +24,15 @@ from grpo_nb.dynamics.regimes import Regime, RegimeMap, regime_map
 from grpo_nb.kl import k3
 from grpo_nb.report import Table
 from grpo_nb.tabular.policy import gibbs_log_policy
-from grpo_nb.validation import check_beta, check_eps, check_logits, check_p_ref, check_positive_int, check_scalar
+from grpo_nb.validation import (
+    check_beta,
+    check_eps,
+    check_logits,
+    check_p,
+    check_p_ref,
+    check_positive_int,
+    check_scalar,
+)
 
 __all__ = [
     "FirstStep",
@@ -113,13 +121,21 @@ class FirstStep:
         """Every prompt of the grid has p_1 (1 - p_1) < eps after one exact step."""
         return self.max_variance_over_eps < 1
 
-    def theorem5_vacuous(self, p_tilde: float = 0.5, log_miss: float = -40.0) -> bool:
-        """Whether 1 - p_1 < e^{log_miss} for every prompt (``max_log_miss`` < ``log_miss``): then an inexact first step
-        whose success probability stays at most ``p_tilde`` is at total variation at least
-        p_1 - p_tilde > 1 - p_tilde - e^{log_miss} from the exact pi_1 (TV bounds the gap between the success
-        probabilities), so Theorem 5's delta_1 is of order 1 and its bound 2 sum delta_i is at least
-        2 (1 - p_tilde) - 2 e^{log_miss}: for p_tilde = 1/2, no better than |p~_n - p_n| <= 1."""
-        return bool(0 < p_tilde < 1 and self.max_log_miss < log_miss)
+    def theorem5_floor(self, p_tilde: float, *, constant: float) -> tuple[float, float]:
+        """The least value of Theorem 5's bound ``constant`` * sum_i delta_i over every prompt of the grid, when the
+        inexact first step's success probability stays at most ``p_tilde``, as (lead, deficit): the bound is at least
+        lead - deficit (no floor where that is <= 0).
+
+        delta_1 >= TV(pi~_1, pi_1) since pi~_0 = pi_0, TV >= p_1 - p~_1 for a 0/1 reward, and every prompt has
+        1 - p_1 <= e^{max_log_miss}; so constant * sum delta_i >= constant (1 - p_tilde) - constant e^{max_log_miss}.
+        ``constant`` is 2 in the paper's Theorem 5 and 1 for 0/1 rewards (the parametric chapter's proposition).
+        The deficit is kept apart: near saturation it is far below float64's resolution of the lead."""
+        p_tilde = float(check_scalar("p_tilde", check_p(p_tilde, np.asarray(0.0), name="p_tilde")))
+        if constant not in (1, 2):
+            raise ValueError(
+                f"constant={constant!r} is out of range; valid values are 2 (the paper's) and 1 (0/1 reward)"
+            )
+        return constant * (1.0 - p_tilde), constant * float(np.exp(self.max_log_miss))
 
 
 def first_step(beta: float, eps: float, *, n_grid: int = 4001) -> FirstStep:

@@ -6,6 +6,8 @@ the regimes" of the chapter "Amplification and convergence" (``book/amplificatio
 * :func:`two_cycle_report` ('The "divergent" case is a stable 2-cycle'): the "divergent" case of Fig. 5 as a
   2-cycle, with its multiplier and fixed points.
 * :func:`regime_count_table` ("A map of the regimes"): the regime maps' counts per regime.
+* :func:`missed_stable_points` ("A map of the regimes"): the oscillating points that have a stable fixed point, and
+  how far their orbits stay from it.
 """
 
 from __future__ import annotations
@@ -22,7 +24,15 @@ from grpo_nb.dynamics.orbits import OrbitKind, attractor, orbit_kind
 from grpo_nb.dynamics.regimes import Regime, RegimeMap
 from grpo_nb.report import Table
 
-__all__ = ["OrbitTable", "TwoCycle", "orbit_table", "regime_count_table", "two_cycle_report"]
+__all__ = [
+    "MissedStablePoints",
+    "OrbitTable",
+    "TwoCycle",
+    "missed_stable_points",
+    "orbit_table",
+    "regime_count_table",
+    "two_cycle_report",
+]
 
 
 @dataclass(frozen=True)
@@ -117,3 +127,39 @@ def regime_count_table(maps: Mapping[float, RegimeMap]) -> Table:
         rows.append([eps, *(str(c[r.label]) for r in Regime), *flags, ", ".join(str(k) for k in periods)])
     headers = ["ε", *(r.label for r in Regime), "stable f.p. not reached", "no stable f.p.", "cycle periods seen"]
     return Table(headers, rows)
+
+
+@dataclass(frozen=True)
+class MissedStablePoints:
+    """:func:`missed_stable_points` on one regime map: ``n_oscillating`` cycle or chaos points, ``with_stable`` of them
+    with a fixed point of slope |h'| < 1 (read off the slopes, not off the map's flags); ``stable_is_top``: at each of
+    those there are three fixed points and only the top one is stable; ``margin``: the smallest gap, in logit, between
+    the middle fixed point and the highest point of their orbits over ``n`` steps (positive: no orbit climbs past it;
+    NaN unless ``stable_is_top``); ``tail_gap``: the smallest distance, in logit, from the last 256 of those steps to a
+    stable fixed point."""
+
+    n_oscillating: int
+    with_stable: int
+    stable_is_top: bool
+    margin: float
+    tail_gap: float
+    n: int
+
+
+def missed_stable_points(rm: RegimeMap, *, n: int) -> MissedStablePoints:
+    """Section "A map of the regimes": do the oscillating orbits that have a stable fixed point stay away from it?
+
+    Reads the slopes of the map's fixed points and iterates each such orbit from p_ref for ``n`` steps
+    (:func:`iterate_logit`). g increases on z > 0, so an orbit that climbs above the middle fixed point runs to the top
+    one; one that never does never comes near it."""
+    oscillating = (rm.regime == Regime.CYCLE) | (rm.regime == Regime.CHAOTIC)
+    stable = np.abs(rm.fixed_point_slopes) < 1  # NaN padding compares False
+    chosen = oscillating & stable.any(axis=-1)
+    logits, stable = rm.fixed_point_logits[chosen], stable[chosen]
+    stable_is_top = bool(np.all(rm.n_fixed_points[chosen] == 3) and np.all(stable == [False, False, True]))
+    z = iterate_logit(rm.p_ref[chosen], rm.beta[chosen], rm.eps, n=n)
+    margin = float(np.min(logits[:, 1] - z.max(axis=0), initial=np.inf)) if stable_is_top else float("nan")
+    to_stable = np.abs(z[-256:, :, None] - np.where(stable, logits, np.inf)[None])
+    return MissedStablePoints(
+        int(oscillating.sum()), int(chosen.sum()), stable_is_top, margin, float(np.min(to_stable, initial=np.inf)), n
+    )
