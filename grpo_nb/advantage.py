@@ -13,7 +13,8 @@ fraction of successes (Algorithm 1, line 8). The forms differ only in the denomi
 
 For binary rewards the population variance of the group is exactly p_hat(1 - p_hat), so ``"population"``
 equals ``"paper"`` with eps = 0 wherever the latter is defined, and std_Bessel = sqrt(G/(G-1)) std_population.
-All functions are batched over leading axes: ``rewards`` has shape (..., G).
+All functions are batched over leading axes: ``rewards`` has shape (..., G). :func:`mean_success_advantage` averages
+an advantage over the successes of many groups, with the standard error that treats each group as one draw.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ __all__ = [
     "DEFAULT_EPS",
     "group_advantage",
     "group_rewards",
+    "mean_success_advantage",
     "success_fraction",
 ]
 
@@ -89,3 +91,25 @@ def group_advantage(rewards: object, form: AdvantageForm = "paper", eps: float |
         return centred / (std + eps_arr)
     std = r.std(axis=-1, ddof=0, keepdims=True)
     return np.divide(centred, std, out=np.zeros_like(centred), where=std > 0)
+
+
+def mean_success_advantage(rewards: object, advantages: object) -> tuple[float, float]:
+    """The mean advantage over every success of a batch of groups, shape (n_groups, G), and its standard error.
+
+    The successes of one group share one advantage (a function of the group's k), so they are not independent draws;
+    the groups are. The mean is the ratio m = sum_g a_g / sum_g k_g, with a_g the summed advantage of group g's k_g
+    successes, and its standard error is the ratio estimator's with the groups as units (cluster-robust):
+    sqrt(n/(n-1) sum_g (a_g - m k_g)^2) / sum_g k_g over the n groups. Treating the successes as independent
+    (their standard deviation over sqrt(their number)) understates it.
+    """
+    r = check_binary_reward("rewards", rewards, min_last=1)
+    if r.ndim != 2 or r.shape[0] < 2:
+        raise ValueError(f"rewards has shape {r.shape}; valid: (n_groups, G) with n_groups >= 2")
+    adv = np.asarray(advantages, dtype=float)
+    if adv.shape != r.shape or not np.isfinite(adv).all():
+        raise ValueError(f"advantages has shape {adv.shape} or a non-finite entry; valid: finite, shape {r.shape}")
+    k, a = r.sum(axis=1), (adv * r).sum(axis=1)
+    if k.sum() == 0:
+        raise ValueError("rewards has no success; valid: at least one reward equal to 1")
+    n, mean = k.size, a.sum() / k.sum()
+    return float(mean), float(np.sqrt(n / (n - 1) * np.sum((a - mean * k) ** 2)) / k.sum())

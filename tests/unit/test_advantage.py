@@ -7,7 +7,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from grpo_nb.advantage import ADVANTAGE_FORMS, group_advantage, group_rewards, success_fraction
+from grpo_nb.advantage import (
+    ADVANTAGE_FORMS,
+    group_advantage,
+    group_rewards,
+    mean_success_advantage,
+    success_fraction,
+)
 from grpo_nb.weights import omega_minus, omega_plus
 
 SETTINGS = settings(deadline=None, max_examples=50)
@@ -107,3 +113,47 @@ def test_bad_input(rewards, form, eps, match) -> None:
 def test_group_rewards_bad_input(k, G) -> None:
     with pytest.raises(ValueError, match=r"k=|G="):
         group_rewards(k, G)
+
+
+def _batch(seed: int, n_groups: int, p: float = 0.3, G: int = 8) -> tuple[np.ndarray, np.ndarray]:
+    rewards = (np.random.default_rng(seed).random((n_groups, G)) < p).astype(float)
+    return rewards, rewards - rewards.mean(axis=1, keepdims=True)
+
+
+def test_mean_success_advantage_is_the_pooled_mean_and_its_se_the_spread_over_batches() -> None:
+    rewards, centred = _batch(0, 20_000)
+    mean, se = mean_success_advantage(rewards, centred)
+    assert mean == pytest.approx(centred[rewards == 1].mean(), rel=1e-12)
+    means = np.array([mean_success_advantage(*_batch(seed, 2_000))[0] for seed in range(1, 301)])
+    _, se_small = mean_success_advantage(*_batch(1, 2_000))
+    assert 0.85 < means.std(ddof=1) / se_small < 1.15  # the standard error is the batches' spread
+    assert abs(mean - 0.7 * 7 / 8) < 4 * se  # E over successes of 1 - p_hat is (1 - p)(G - 1)/G
+
+
+def test_the_per_answer_standard_error_is_too_small() -> None:
+    # the former standard error treated the successes of one group as independent: it is almost half the right one
+    rewards, centred = _batch(0, 20_000)
+    _, se = mean_success_advantage(rewards, centred)
+    successes = centred[rewards == 1]
+    naive = successes.std() / np.sqrt(successes.size)
+    assert 1.7 < se / naive < 2.0
+    means = np.array([mean_success_advantage(*_batch(seed, 2_000))[0] for seed in range(1, 301)])
+    small_rewards, small_centred = _batch(1, 2_000)
+    small = small_centred[small_rewards == 1]
+    assert means.std(ddof=1) > 1.5 * small.std() / np.sqrt(small.size)  # the naive se misses the batches' spread
+
+
+@pytest.mark.parametrize(
+    ("rewards", "advantages", "match"),
+    [
+        (np.ones(4), np.zeros(4), "n_groups"),
+        (np.ones((1, 4)), np.zeros((1, 4)), "n_groups"),
+        (np.zeros((3, 4)), np.zeros((3, 4)), "no success"),
+        (np.ones((3, 4)), np.zeros((3, 5)), "advantages"),
+        (np.ones((3, 4)), np.full((3, 4), np.nan), "advantages"),
+        (np.full((3, 4), 2.0), np.zeros((3, 4)), "rewards"),
+    ],
+)
+def test_mean_success_advantage_bad_input(rewards, advantages, match) -> None:
+    with pytest.raises(ValueError, match=match):
+        mean_success_advantage(rewards, advantages)
