@@ -3,9 +3,9 @@
 Each chapter's ``.ipynb`` is copied into an empty folder and run there by nbval against a non-editable install of
 ``grpo_nb`` (what Colab gets: the package and its package data, not the repository), in a kernel that stands for
 another machine: torch without vector kernels, one thread, and the transcendental functions of numpy and torch one
-unit in the last place off (``tests/chapters/chapter_runs.py``). nbval compares every output with the committed one, so a printed
-number that depends on rounding, on the CPU or on the thread count fails here, and so does a chapter that reads a
-file the package does not ship. The README's run checks the same chapters under the default settings.
+unit in the last place off (``tests/chapters/chapter_runs.py``). nbval compares every output with the committed one,
+so a printed number that depends on rounding, on the CPU or on the thread count fails here, and so does a chapter
+that reads a file the package does not ship. The README's run checks the same chapters under the default settings.
 
 The chapters that sample with torch from their first cells (``chapter_runs.SEEDED_CHAPTERS``) run
 alone in the same way in ``test_chapter_seeds*.py``, at four other seeds: one run there is both checks, so
