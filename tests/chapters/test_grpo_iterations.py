@@ -17,7 +17,7 @@ from grpo_nb.tabular.algorithm1 import (
     sample_counts,
     sample_outcomes,
 )
-from grpo_nb.ustat.finite_group import signal_retention
+from grpo_nb.ustat.finite_group import StepModel, finite_group_law, signal_retention
 from grpo_nb.weights import stabilised_advantage
 
 EPS = 1e-5
@@ -106,3 +106,50 @@ def test_clip_ratios_cross_the_band_only_with_many_inner_steps():
     small = clip_ratios(short, task, EPS, clip_eps=0.2)
     assert not small.beyond.any()  # the chapter's "past the band" verdict fails on a run that did not get there
     assert np.allclose(facts.ratio, long.policies[1] / long.policies[0]) and len(facts.table.rows) == 2
+
+
+P_REF = np.array([0.1, 0.3, 0.6, 0.9])  # the chapter's four prompts (make_task seed 0, eight answers)
+
+
+def _inner_loop_verdict(gap_4096: float, exact_gap: float) -> None:
+    """The asserts of the cell under the group-size table (GRPO iterations): the gap at G = 4096 is about six times
+    the inner loop's own error, and the swept threshold 0.002 is seven times it."""
+    assert round(gap_4096 / exact_gap) == 6
+    assert round(2e-3 / exact_gap) == 7
+
+
+def test_the_largest_group_leaves_about_six_times_the_inner_loops_error():
+    task = make_task(P_REF, n_outcomes=8, seed=0)
+    exact = algorithm1(task, beta=1.0, eps=EPS, mu=1000, lr=0.5, n=6, exact=True)
+    exact_gap = mean_one_step_gap(exact, P_REF, 1.0, EPS)
+    gap = {
+        G: np.mean(
+            [
+                mean_one_step_gap(
+                    algorithm1(task, beta=1.0, eps=EPS, G=G, mu=1000, lr=0.5, n=6, seed=s), P_REF, 1.0, EPS
+                )
+                for s in (0, 1)
+            ]
+        )
+        for G in (512, 4096)
+    }
+    _inner_loop_verdict(gap[4096], exact_gap)
+    assert not gap[4096] < 2 * exact_gap  # the old "close to the accuracy of the inner loop itself" fails
+    with pytest.raises(AssertionError):
+        _inner_loop_verdict(gap[512], exact_gap)  # another group size's gap is not the one quoted
+
+
+def test_twenty_seeds_let_a_law_off_by_a_tenth_pass_at_the_hard_prompt():
+    task = make_task(P_REF, n_outcomes=8, seed=0)
+    finals = np.array(
+        [algorithm1(task, beta=1.0, eps=EPS, G=8, mu=20, lr=0.5, n=8, seed=s).p_true[-1] for s in range(20)]
+    )
+    mean, se = finals.mean(axis=0), finals.std(axis=0, ddof=1) / np.sqrt(20)
+    model = [StepModel(p, 1.0, EPS, 8, rule="inner_loop", mu=20, lr=0.5) for p in P_REF]
+    law = np.array([finite_group_law(m, 8).mean[-1] for m in model])
+    assert se.argmax() == 0 and f"{3 * se[0]:.2f}" == "0.17"  # the page's resolution
+    assert abs(mean[0] - law[0]) + 0.1 < 3 * se[0]
+    for off in (-0.1, 0.1):  # the page's old "predicts" check passes as well on a law off by a tenth at p_ref = 0.1
+        assert (np.abs(mean - (law + off * (P_REF == 0.1))) < 3 * se).all()
+    spread = finals.std(axis=0, ddof=1)  # a wrong formula: one run's spread, not the standard error of the average
+    assert not f"{3 * spread[0]:.2f}" == "0.17"
