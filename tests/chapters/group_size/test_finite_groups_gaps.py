@@ -20,6 +20,19 @@ def test_iterations_gap_is_predicted_by_the_law() -> None:
     assert np.all(np.abs(gap.two - gap.law) < 4 * gap.two_se)
 
 
+def test_twenty_seeds_cannot_see_the_laws_error_that_1000_seeds_show() -> None:
+    p_ref = (0.1, 0.3, 0.6, 0.9)
+    gap = checks.iterations_gap(p_ref, beta=1.0, eps=1e-5, G=8, mu=20, lr=0.5, n=8, book_seeds=20, n_seeds=1000)
+    residual = np.abs(gap.eight - gap.law)
+    assert residual.argmax() == 0 and f"{residual[0]:.2f}" == "0.08"  # the page's checks
+    assert f"{3 * gap.book_se[0]:.2f}" == "0.17" and residual[0] < 3 * gap.book_se[0]
+    assert residual[0] > 4 * gap.eight_se[0]  # 1000 seeds: the law is off at p_ref = 0.1
+    for off in (-residual[0], residual[0]):  # the 20-seed check passes on a law off by that error, either way
+        assert abs(gap.book[0] - (gap.law[0] + off)) < 3 * gap.book_se[0]
+    two = np.abs(gap.two - gap.law)  # a wrong formula: the two-answer runs, which the law describes exactly
+    assert not (two.argmax() == 0 and f"{two[0]:.2f}" == "0.08")
+
+
 def test_toy_lm_gap_summary_on_synthetic_runs() -> None:
     p_ref = np.array([0.2, 0.5, 0.8])
     faithful = np.vstack([fg.finite_group_law(fg.StepModel(p, 2.0, 0.01, 16), 4).mean for p in p_ref]).T

@@ -5,7 +5,10 @@ fails the page's check), and the finite-group chain of a hard prompt."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
+import pytest
 
 from grpo_nb.chapters import group_size as checks
 from grpo_nb.chapters.group_size import finite_groups_no_signal
@@ -32,6 +35,23 @@ def test_dynamic_sampling_is_the_drop_rule_and_keeps_only_part_of_the_step(monke
     # the old attribution (DAPO = resample the prompt) fails the page's check: it would restore the whole step
     monkeypatch.setattr(finite_groups_no_signal, "DAPO_RULE", "resample")
     assert not zv.dynamic_sampling.mean[-1] < 0.6 * zv.recursion[-1]
+
+
+def _quoted_laws_verdict(zv: checks.ZeroVarianceStudy) -> None:
+    """The asserts under the table of the rules for groups without signal: the laws the text quotes after ten
+    iterations, kept and dropped, with Algorithm 1's inner loop and then with every inner problem solved, and the
+    ratio of the last two."""
+    final = {rule: law.mean[-1] for rule, law in zv.law.items()}
+    quoted = (final["keep"], final["drop"], zv.solved["keep"].mean[-1], zv.solved["drop"].mean[-1])
+    assert [f"{x:.2f}" for x in quoted] == ["0.25", "0.56", "0.08", "0.56"]
+    assert round(quoted[3] / quoted[2]) == 7
+
+
+def test_a_quarter_kept_is_the_inner_loops_and_not_the_solved_problems() -> None:
+    zv = checks.zero_variance_study(0.01, 1.0, 1e-5, G=8, mu=20, lr=0.5, n=10, n_seeds=20, seed=0)
+    _quoted_laws_verdict(zv)
+    with pytest.raises(AssertionError):  # the unscoped reading: the same quarter with every inner problem solved
+        _quoted_laws_verdict(replace(zv, law=zv.solved))
 
 
 # ------------------------------------------------------------------ hard prompts: finite groups and the cycles
