@@ -251,3 +251,41 @@ def test_the_gpu_report_names_the_steps_that_did_not_finish_and_where_trl_s_numb
     partial = gpu_run_report(str(path))
     assert "Not finished (timed out after 470 s): trl full [beta=2]." in partial.sentence
     assert "grpo_nb/data/trl_full.json" in partial.sentence
+
+
+def test_the_direction_of_a_large_step_follows_from_tracking_within_tau():
+    """The page no longer checks "wherever the recursion moves a prompt by more than 2 tau, the network moves it the
+    same way" on its own: for a prompt within tau of the recursion at every n it cannot fail, as here on random
+    trajectories; only a prompt that leaves the tau band can break it."""
+    rng = np.random.default_rng(0)
+    tau = 0.03
+    theory = rng.uniform(0.05, 0.95, size=(9, 2000))
+    tracked = theory + rng.uniform(-tau, tau, size=theory.shape)  # claim (ii) holds
+    step_theory, step_tracked = np.diff(theory, axis=0), np.diff(tracked, axis=0)
+    big = np.abs(step_theory) > 2 * tau
+    assert big.any() and (np.sign(step_tracked[big]) == np.sign(step_theory[big])).all()
+    loose = theory + rng.uniform(-3 * tau, 3 * tau, size=theory.shape)  # outside the band the old check can fail
+    assert not (np.sign(np.diff(loose, axis=0)[big]) == np.sign(step_theory[big])).all()
+
+
+def _beta_verdict(per_n: np.ndarray) -> None:
+    """The asserts of the cell under the beta figure ("The effect of beta") on the median one-step error per iteration,
+    one row per beta from the smallest to the largest (the run-level medians aside)."""
+    excess = per_n[0] - per_n[-1]
+    assert per_n[0, 0] > 1.5 * per_n[-1, 0]
+    assert np.abs(excess[1:]).mean() < excess[0]
+
+
+def test_the_beta_check_reads_every_iteration_not_only_the_first():
+    measured = np.array(  # quick configuration, seed 0: beta = 1 and beta = 4
+        [
+            [0.0291, 0.0145, 0.0144, 0.0134, 0.0134, 0.0111, 0.0124, 0.0108],
+            [0.0109, 0.0134, 0.0136, 0.0133, 0.0118, 0.0116, 0.0127, 0.0119],
+        ]
+    )
+    _beta_verdict(measured)
+    growing = measured.copy()
+    growing[0, 1:] += 0.04 * np.arange(1, 8) / 7  # the smallest beta falls further behind as n grows
+    assert growing[0, 0] > 1.5 * growing[-1, 0]  # the old check, n = 1 alone, passes on it
+    with pytest.raises(AssertionError):
+        _beta_verdict(growing)
