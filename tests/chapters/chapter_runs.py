@@ -44,11 +44,7 @@ PLUGINS = ("nbval_widgets.py", "nbval_run_checks.py")  # tests/: the nbval plugi
 # such last bits, so a printed digit that rests on them differs here. torch is moved once a cell imports it (a
 # ``TorchFunctionMode``, which sees ``torch.exp``, ``Tensor.exp`` and ``torch.nn.functional.softmax`` alike); the
 # moved result keeps the exact function's gradient (it adds a constant), so training runs as before.
-ONE_ULP_OFF = """
-import importlib.abc as _abc
-import importlib.util as _util
-import sys as _sys
-
+ONE_ULP_NUMPY = """
 import numpy as _np
 
 
@@ -69,6 +65,11 @@ def _one_ulp_off(f):
 
 for _name in NAMES:
     setattr(_np, _name, _one_ulp_off(getattr(_np, _name)))
+"""
+ONE_ULP_TORCH = """
+import importlib.abc as _abc
+import importlib.util as _util
+import sys as _sys
 
 
 def _torch_one_ulp_off(torch):
@@ -118,7 +119,9 @@ ONE_ULP_TORCH_NAMES = (
     *("arcsin", "sigmoid", "expit", "logit", "softmax", "log_softmax", "logsumexp", "softplus", "log_sigmoid"),
     "logaddexp",
 )
-ONE_ULP_OFF = f"NAMES = {ONE_ULP_NAMES!r}\nTORCH_NAMES = frozenset({ONE_ULP_TORCH_NAMES!r})\n" + ONE_ULP_OFF
+ONE_ULP_NUMPY = f"NAMES = {ONE_ULP_NAMES!r}\n" + ONE_ULP_NUMPY  # numpy alone: a test may undo it in its process
+ONE_ULP_TORCH = f"TORCH_NAMES = frozenset({ONE_ULP_TORCH_NAMES!r})\n" + ONE_ULP_TORCH  # enters a mode for good
+ONE_ULP_OFF = ONE_ULP_NUMPY + ONE_ULP_TORCH
 
 
 def package_source(target: Path) -> Path:

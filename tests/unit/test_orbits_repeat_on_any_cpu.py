@@ -16,7 +16,7 @@ import numpy as np
 
 from grpo_nb.dynamics import map as dmap
 from grpo_nb.dynamics import orbit_kind
-from tests.chapters.chapter_runs import ONE_ULP_NAMES, ONE_ULP_OFF
+from tests.chapters.chapter_runs import ONE_ULP_NAMES, ONE_ULP_NUMPY
 
 CHAOTIC = (1e-4, 5.2, 1e-5)  # hard_prompts' chaotic example
 CASES = [CHAOTIC, (1e-3, 5.0, 1e-5), (1e-4, 5.528, 1e-5), (0.3, 2.0, 1e-2), (1e-6, 8.0, 1e-5)]
@@ -25,7 +25,7 @@ CASES = [CHAOTIC, (1e-3, 5.0, 1e-5), (1e-4, 5.528, 1e-5), (0.3, 2.0, 1e-2), (1e-
 @contextmanager
 def numpy_one_ulp_off():
     saved = {name: getattr(np, name) for name in ONE_ULP_NAMES}
-    exec(ONE_ULP_OFF, {})
+    exec(ONE_ULP_NUMPY, {})  # numpy's part only: torch's would stay moved in this process
     try:
         yield
     finally:
@@ -33,11 +33,14 @@ def numpy_one_ulp_off():
             setattr(np, name, f)
 
 
-def test_the_perturbation_moves_numpy():
+def test_the_perturbation_moves_numpy_and_leaves_this_process_as_it_was():
+    import torch
+
     x = np.linspace(-3.0, 3.0, 101) + 0.1
     with numpy_one_ulp_off():
         moved = np.exp(x)
     assert (moved != np.exp(x)).all()
+    assert not torch._C._is_torch_function_mode_enabled()  # torch's part would move every later test's torch.exp
 
 
 def test_orbits_do_not_depend_on_numpys_last_bits():
