@@ -8,6 +8,8 @@ and the values the chapter's asserts need; the section of the chapter that uses 
 * :func:`contraction_table` ("Appendix B: amplification and local convergence"): Theorems 6 and 4 on explicit
   (p_ref, beta, eps), one row per contraction interval found, and the paper's "divergent" case, where the orbit
   reaches no contraction interval.
+* :func:`errata` ("Errata"): the errata of the v1 text, :func:`grpo_nb.symbolic.errata.errata` with TRL's loss as
+  :func:`grpo_nb.family.loss` models it (the family sits above the symbolic layer, so it is passed in here).
 
 The derivations and the checks they tabulate live in :mod:`grpo_nb.symbolic` (here
 :mod:`grpo_nb.symbolic.convergence`: :func:`~grpo_nb.symbolic.convergence.theorem6_local_contraction` and
@@ -25,9 +27,11 @@ from scipy.special import logit
 
 from grpo_nb.dynamics.fixed_points import fixed_points
 from grpo_nb.dynamics.map import logit_map
+from grpo_nb.family import loss
 from grpo_nb.report import Table, markdown_table
+from grpo_nb.symbolic import errata as paper_errata
 from grpo_nb.symbolic.convergence import theorem4_local_convergence, theorem6_local_contraction
-from grpo_nb.symbolic.errata import typeset
+from grpo_nb.symbolic.errata import Erratum, typeset
 from grpo_nb.symbolic.identity import Identity
 from grpo_nb.validation import check_beta, check_p_ref, check_scalar
 
@@ -35,6 +39,7 @@ __all__ = [
     "ContractionTable",
     "Remark1Example",
     "contraction_table",
+    "errata",
     "proof_table",
     "remark1_example",
     "typeset_identity",
@@ -122,3 +127,10 @@ def remark1_example(p_ref: float, beta: float) -> Remark1Example:
     gap = logit_map(z, logit(p_ref), beta, 0.0) - z
     bound = logit(p_ref) + np.sqrt(2.0) / beta - np.log(2.0) if beta <= 1 / np.sqrt(2.0) else np.nan
     return Remark1Example(p_ref, beta, len(fixed_points(p_ref, beta, 0.0)), float(gap.min()), float(bound))
+
+
+def errata() -> list[Erratum]:
+    """The errata of the paper's v1 text (section "Errata"), in the paper's order:
+    :func:`grpo_nb.symbolic.errata.errata` with TRL's loss as :func:`grpo_nb.family.loss` models it, which the row on
+    §2.3 reads."""
+    return paper_errata.errata(loss)

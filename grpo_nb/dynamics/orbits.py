@@ -151,6 +151,126 @@ def _converging_to(keep: np.ndarray, period: np.ndarray) -> np.ndarray:
     return out
 
 
+@dataclass(frozen=True)
+class _OrbitOptions:
+    """The checked options of :func:`classify_orbits` (its docstring names each)."""
+
+    transient: int
+    n_keep: int
+    max_period: int
+    tol: float
+    n_lyapunov: int
+    max_extensions: int
+    chaos_threshold: float
+
+
+def _orbit_options(
+    *,
+    transient: int,
+    n_keep: int,
+    max_period: int,
+    tol: float,
+    n_lyapunov: int,
+    max_extensions: int,
+    chaos_threshold: float,
+) -> _OrbitOptions:
+    """Validate :func:`classify_orbits`' options (ValueError naming the first bad one): counts >= 0 or >= 1, a window
+    of at least two periods (n_keep >= 2 max_period) within the exponent's steps, 0 < tol < 1, chaos_threshold >= 0."""
+    transient = check_positive_int("transient", transient, minimum=0)
+    max_period = check_positive_int("max_period", max_period)
+    n_keep = check_positive_int("n_keep", n_keep, minimum=2 * max_period)
+    n_lyapunov = check_positive_int("n_lyapunov", n_lyapunov, minimum=n_keep)
+    max_extensions = check_positive_int("max_extensions", max_extensions, minimum=0)
+    if not (isinstance(tol, (int, float)) and 0 < tol < 1):
+        raise ValueError(f"tol={tol!r} is out of range; valid range is 0 < tol < 1")
+    if not (isinstance(chaos_threshold, (int, float)) and np.isfinite(chaos_threshold) and chaos_threshold >= 0):
+        raise ValueError(f"chaos_threshold={chaos_threshold!r} is out of range; valid range is 0 <= chaos_threshold")
+    return _OrbitOptions(transient, n_keep, max_period, tol, n_lyapunov, max_extensions, chaos_threshold)
+
+
+@dataclass
+class _Windows:
+    """A flat batch of orbits being classified: the last logit ``z``, the exponent ``lyap`` (orbit average of
+    log|g'|), the window ``keep`` of the last n_keep logits, its ``period`` (0: none), the proper divisor of the period
+    whose cycle the window still converges to (``slow``, 0: none) and the orbits that ``escaped`` to p = 1."""
+
+    z: np.ndarray
+    lyap: np.ndarray
+    keep: np.ndarray
+    period: np.ndarray
+    slow: np.ndarray
+    escaped: np.ndarray
+
+
+def _classified_window(
+    step: LogitRecursion, z: np.ndarray, a: np.ndarray, beta: np.ndarray, eps: np.ndarray, opts: _OrbitOptions
+) -> _Windows:
+    """``transient`` steps of g from ``z``, then ``n_lyapunov`` steps over which the exponent is averaged; the last
+    ``n_keep`` logits are the window, read for its period, a slow approach to a smaller cycle, and an escape."""
+    z = _power(step, z, a, beta, eps, opts.transient)
+    z, lyap, keep = _window(step, z, a, beta, eps, opts.n_lyapunov, opts.n_keep)
+    period = _periods(keep, opts.max_period, opts.tol)
+    slow = _converging_to(keep, period)
+    return _Windows(z, lyap, keep, period, slow, ~np.isfinite(keep[..., -1]))
+
+
+def _undecided(windows: _Windows, chaos_threshold: float) -> np.ndarray:
+    """Orbits not yet classified: no period and an exponent not above ``chaos_threshold`` (slow, not chaotic), or
+    still converging to a smaller cycle; an escape is decided."""
+    no_period = (windows.period == 0) & ~(windows.lyap > chaos_threshold)
+    return (no_period | (windows.slow > 0)) & ~windows.escaped
+
+
+def _extend_undecided(
+    windows: _Windows,
+    step: LogitRecursion,
+    a: np.ndarray,
+    beta: np.ndarray,
+    eps: np.ndarray,
+    opts: _OrbitOptions,
+    escaped_always: np.ndarray | None,
+) -> np.ndarray:
+    """Up to ``max_extensions`` further windows for the undecided orbits, updating ``windows`` in place (an orbit in
+    ``escaped_always`` stays escaped). Returns the orbits still undecided after the last one."""
+    undecided = _undecided(windows, opts.chaos_threshold)
+    for _ in range(opts.max_extensions):
+        if not undecided.any():
+            break
+        idx = np.nonzero(undecided)
+        more = _classified_window(step, windows.z[idx], a[idx], beta[idx], eps[idx], opts)
+        windows.z[idx], windows.lyap[idx], windows.keep[idx] = more.z, more.lyap, more.keep
+        windows.period[idx], windows.slow[idx], windows.escaped[idx] = more.period, more.slow, more.escaped
+        if escaped_always is not None:
+            windows.escaped |= escaped_always
+        undecided = _undecided(windows, opts.chaos_threshold)
+    return undecided
+
+
+def _orbit_summary(windows: _Windows, undecided: np.ndarray, shape: tuple[int, ...]) -> OrbitSummary:
+    """The verdicts of the classified ``windows``, reshaped to the grid's ``shape``: a period of 1 is a fixed point,
+    a longer one a cycle, none a chaotic orbit; an orbit still converging to a smaller cycle has that cycle's period,
+    one still undecided is a cycle of period PERIOD_UNRESOLVED, and an escape is the fixed point p = 1."""
+    # Still converging after every extension: the limit is the smaller cycle (window not yet at its limit).
+    period = np.where(windows.slow > 0, windows.slow, windows.period)
+    undecided = undecided & (windows.slow == 0)
+    escaped = windows.escaped
+    kind = np.full(period.shape, OrbitClass.CHAOTIC, dtype=int)
+    kind[period == 1] = OrbitClass.FIXED_POINT
+    kind[period > 1] = OrbitClass.CYCLE
+    kind[undecided] = OrbitClass.CYCLE
+    period = np.where(undecided, PERIOD_UNRESOLVED, period)
+    kind[escaped] = OrbitClass.FIXED_POINT
+    period = np.where(escaped, 1, period)
+    lyap = np.where(escaped, -np.inf, windows.lyap)
+    keep = np.where(escaped[..., None], np.inf, windows.keep)
+    return OrbitSummary(
+        kind=kind.reshape(shape),
+        period=period.reshape(shape),
+        lyapunov=lyap.reshape(shape),
+        limit_logits=keep.reshape(*shape, keep.shape[-1]),
+    )
+
+
 def classify_orbits(
     p_ref: object,
     beta: object,
@@ -192,61 +312,19 @@ def classify_orbits(
     a = logit(p_ref)
     shape = a.shape  # work on flat copies, so scalar input (0-d) can be indexed like any grid
     a, beta, eps = (np.array(x, dtype=float).reshape(-1) for x in (a, beta, eps))
-    transient = check_positive_int("transient", transient, minimum=0)
-    max_period = check_positive_int("max_period", max_period)
-    n_keep = check_positive_int("n_keep", n_keep, minimum=2 * max_period)
-    n_lyapunov = check_positive_int("n_lyapunov", n_lyapunov, minimum=n_keep)
-    max_extensions = check_positive_int("max_extensions", max_extensions, minimum=0)
-    if not (isinstance(tol, (int, float)) and 0 < tol < 1):
-        raise ValueError(f"tol={tol!r} is out of range; valid range is 0 < tol < 1")
-    if not (isinstance(chaos_threshold, (int, float)) and np.isfinite(chaos_threshold) and chaos_threshold >= 0):
-        raise ValueError(f"chaos_threshold={chaos_threshold!r} is out of range; valid range is 0 <= chaos_threshold")
-
+    opts = _orbit_options(
+        transient=transient, n_keep=n_keep, max_period=max_period, tol=tol, n_lyapunov=n_lyapunov,
+        max_extensions=max_extensions, chaos_threshold=chaos_threshold,
+    )  # fmt: skip
     step = THEOREM2 if variant is None else variant
-    z = _power(step, a.copy(), a, beta, eps, transient)
-    z, lyap, keep = _window(step, z, a, beta, eps, n_lyapunov, n_keep)
-    period = _periods(keep, max_period, tol)
-    slow = _converging_to(keep, period)
-    escaped = ~np.isfinite(keep[..., -1])
+    windows = _classified_window(step, a.copy(), a, beta, eps, opts)
+    escaped_always = None
     if variant is not None:  # no fixed point and g(a) > a: the orbit increases without bound (see above)
         no_fixed = variant.fixed_points_grid(p_ref.reshape(-1), beta, eps).counts == 0
-        escaped |= no_fixed & (step(a, a, beta, eps) > a)
-        escaped_always = escaped.copy()
-
-    undecided = (((period == 0) & ~(lyap > chaos_threshold)) | (slow > 0)) & ~escaped
-    for _ in range(max_extensions):
-        if not undecided.any():
-            break
-        idx = np.nonzero(undecided)
-        zs = _power(step, z[idx], a[idx], beta[idx], eps[idx], transient)
-        zs, ls, ks = _window(step, zs, a[idx], beta[idx], eps[idx], n_lyapunov, n_keep)
-        z[idx], lyap[idx], keep[idx] = zs, ls, ks
-        period[idx] = _periods(ks, max_period, tol)
-        slow[idx] = _converging_to(ks, period[idx])
-        escaped[idx] = ~np.isfinite(ks[..., -1])
-        if variant is not None:
-            escaped |= escaped_always
-        undecided = (((period == 0) & ~(lyap > chaos_threshold)) | (slow > 0)) & ~escaped
-
-    # Still converging after every extension: the limit is the smaller cycle (window not yet at its limit).
-    period = np.where(slow > 0, slow, period)
-    undecided &= slow == 0
-
-    kind = np.full(a.shape, OrbitClass.CHAOTIC, dtype=int)
-    kind[period == 1] = OrbitClass.FIXED_POINT
-    kind[period > 1] = OrbitClass.CYCLE
-    kind[undecided] = OrbitClass.CYCLE
-    period = np.where(undecided, PERIOD_UNRESOLVED, period)
-    kind[escaped] = OrbitClass.FIXED_POINT
-    period = np.where(escaped, 1, period)
-    lyap = np.where(escaped, -np.inf, lyap)
-    keep = np.where(escaped[..., None], np.inf, keep)
-    return OrbitSummary(
-        kind=kind.reshape(shape),
-        period=period.reshape(shape),
-        lyapunov=lyap.reshape(shape),
-        limit_logits=keep.reshape(*shape, keep.shape[-1]),
-    )
+        windows.escaped |= no_fixed & (step(a, a, beta, eps) > a)
+        escaped_always = windows.escaped.copy()
+    undecided = _extend_undecided(windows, step, a, beta, eps, opts, escaped_always)
+    return _orbit_summary(windows, undecided, shape)
 
 
 def _scalar_summary(p_ref: object, beta: object, eps: object, **options) -> OrbitSummary:

@@ -26,9 +26,9 @@ from enum import IntEnum
 import numpy as np
 from scipy.special import expit, logit
 
-from grpo_nb.dynamics.fixed_points import THEOREM2, fixed_points_grid
+from grpo_nb.dynamics.fixed_points import THEOREM2, FixedPointGrid, fixed_points_grid
 from grpo_nb.dynamics.map import bernoulli_variance_of_logit
-from grpo_nb.dynamics.orbits import OrbitClass, classify_orbits
+from grpo_nb.dynamics.orbits import OrbitClass, OrbitSummary, classify_orbits
 from grpo_nb.dynamics.recursions import LogitRecursion
 from grpo_nb.validation import check_beta, check_eps, check_p_ref, check_positive_int
 
@@ -88,6 +88,43 @@ class RegimeMap:
         return out
 
 
+def _matched_fixed_points(
+    fps: FixedPointGrid, limit: np.ndarray, settled: np.ndarray, match_rtol: float, *, where: tuple
+) -> np.ndarray:
+    """Per grid point, the index of the fixed point nearest to the orbit's limit logit (distance relative to
+    max(1, |limit|)) where the orbit ``settled`` on a finite fixed point, -1 elsewhere. RuntimeError when a settled
+    orbit is further than ``match_rtol`` from every fixed point (a fixed point was missed); ``where`` = (p_ref, beta,
+    eps) names the grid point in the message."""
+    with np.errstate(invalid="ignore"):
+        dist = np.abs(fps.logits - limit[..., None]) / np.maximum(1.0, np.abs(limit[..., None]))
+    dist = np.where(np.isnan(dist), np.inf, dist)
+    matched = np.argmin(dist, axis=-1)
+    matched_ok = np.take_along_axis(dist, matched[..., None], axis=-1)[..., 0] <= match_rtol
+    if (settled & ~matched_ok).any():
+        bad = np.nonzero(settled & ~matched_ok)
+        i = tuple(x[0] for x in bad)
+        p_ref, beta, eps = where
+        raise RuntimeError(
+            f"orbit limit logit {limit[i]!r} matches no fixed point {fps.logits[i]!r} "
+            f"(p_ref={p_ref[i]!r}, beta={beta[i]!r}, eps={eps!r})"
+        )
+    return np.where(settled, matched, -1)
+
+
+def _regimes(orbit: OrbitSummary, limit: np.ndarray, escaped: np.ndarray, eps: float, *, uses_eps: bool) -> np.ndarray:
+    """The :class:`Regime` code of each orbit: a converged one is NEAR_ONE where its limit has p(1-p) < eps (or it
+    escaped to p = 1; never for a recursion that does not use eps) and INTERIOR otherwise; a cycle is CYCLE, the
+    rest CHAOTIC."""
+    converged = orbit.kind == OrbitClass.FIXED_POINT
+    with np.errstate(invalid="ignore"):
+        near_one = np.where(escaped, True, uses_eps & (bernoulli_variance_of_logit(limit) < eps))
+    regime = np.full(limit.shape, Regime.CHAOTIC, dtype=int)
+    regime[orbit.kind == OrbitClass.CYCLE] = Regime.CYCLE
+    regime[converged] = np.where(near_one[converged], Regime.NEAR_ONE, Regime.INTERIOR)
+    regime[orbit.kind == OrbitClass.CHAOTIC] = Regime.CHAOTIC
+    return regime
+
+
 def regime_map(
     p_ref: object,
     beta: object,
@@ -120,27 +157,8 @@ def regime_map(
     converged = orbit.kind == OrbitClass.FIXED_POINT
     limit = np.where(converged, orbit.limit_logits[..., -1], np.nan)
     escaped = converged & np.isposinf(limit)
-    with np.errstate(invalid="ignore"):
-        dist = np.abs(fps.logits - limit[..., None]) / np.maximum(1.0, np.abs(limit[..., None]))
-    dist = np.where(np.isnan(dist), np.inf, dist)
-    matched = np.argmin(dist, axis=-1)
-    matched_ok = np.take_along_axis(dist, matched[..., None], axis=-1)[..., 0] <= match_rtol
-    if (converged & ~escaped & ~matched_ok).any():
-        bad = np.nonzero(converged & ~escaped & ~matched_ok)
-        i = tuple(x[0] for x in bad)
-        raise RuntimeError(
-            f"orbit limit logit {limit[i]!r} matches no fixed point {fps.logits[i]!r} "
-            f"(p_ref={p_ref[i]!r}, beta={beta[i]!r}, eps={eps!r})"
-        )
-    matched = np.where(converged & ~escaped, matched, -1)
-
-    with np.errstate(invalid="ignore"):
-        near_one = np.where(escaped, True, uses_eps & (bernoulli_variance_of_logit(limit) < eps))
-    regime = np.full(p_ref.shape, Regime.CHAOTIC, dtype=int)
-    regime[orbit.kind == OrbitClass.CYCLE] = Regime.CYCLE
-    regime[converged] = np.where(near_one[converged], Regime.NEAR_ONE, Regime.INTERIOR)
-    regime[orbit.kind == OrbitClass.CHAOTIC] = Regime.CHAOTIC
-
+    matched = _matched_fixed_points(fps, limit, converged & ~escaped, match_rtol, where=(p_ref, beta, eps))
+    regime = _regimes(orbit, limit, escaped, eps, uses_eps=uses_eps)
     stable = fps.stable
     any_stable = stable.any(axis=-1)
     idx = np.arange(3)

@@ -390,12 +390,26 @@ def importance_weighting_at_old_policy(n_outcomes: int = 3, claimed: Claimed = N
     at_old = dict(zip(theta, theta_old, strict=True))
     p_old, p_theta = pi_old[0], pi[0]
     eq5 = (c["omega_plus"] * p_theta - c["omega_minus"] * (1 - p_theta)).subs(P, p_old)
-    l_is = ex.grpo_objective(pi, pi_old, rewards)
-    grad = lambda f: sp.Matrix([sp.diff(f, t) for t in theta])  # noqa: E731
-    g_eq5 = grad(eq5)
-    # compare after writing the softmax in terms of its success probability (keeps the square roots simple)
+    out = _importance_weighted_checks(ex.grpo_objective(pi, pi_old, rewards), eq5, theta, c)
+    mean = p_old
+    adv = [ex.advantage(r, mean, mean * (1 - mean)) for r in rewards]
+    out.append(_surrogate_check(pi, pi_old, adv, eq5, theta=theta, theta_old=theta_old))
+    out += _clipped_checks(pi, pi_old, adv, eq5, theta=theta, at_old=at_old)
+    # every identity compares with Eq. (5) built from the printed weights: a wrong weight must break each of them
+    tag = {"claim": "omega_plus", "claimed": c["omega_plus"]}
+    return [Identity(**{**i.__dict__, "extra": {**i.extra, **tag}}) for i in out]
+
+
+def _gradient(f: sp.Expr, theta: tuple) -> sp.Matrix:
+    """The column of partial derivatives of ``f`` in the logits ``theta``."""
+    return sp.Matrix([sp.diff(f, t) for t in theta])
+
+
+def _importance_weighted_checks(l_is: sp.Expr, eq5: sp.Expr, theta: tuple, c: Mapping[str, sp.Expr]) -> list[Identity]:
+    """The importance-weighted objective ``l_is`` = E_old[(pi_theta/pi_old) A] equals Eq. (5) (``eq5``) for every
+    theta, and so does its gradient (the first two checks of :func:`importance_weighting_at_old_policy`)."""
     value = sp.simplify(l_is - eq5)
-    out = [
+    return [
         Identity(
             name="L_IS(theta) = Eq. (5) for all theta",
             lhs=sp.Symbol("L_IS"),
@@ -404,14 +418,24 @@ def importance_weighting_at_old_policy(n_outcomes: int = 3, claimed: Claimed = N
             residual=value,
             extra={"claim": "omega_plus", "claimed": c["omega_plus"]},
         ),
-        check_vector_equal("grad L_IS = grad Eq. (5) for all theta", grad(l_is) - g_eq5, sp.zeros(n_outcomes, 1)),
+        check_vector_equal(
+            "grad L_IS = grad Eq. (5) for all theta",
+            _gradient(l_is, theta) - _gradient(eq5, theta),
+            sp.zeros(len(theta), 1),
+        ),
     ]
-    mean = p_old
-    adv = [ex.advantage(r, mean, mean * (1 - mean)) for r in rewards]
-    surrogate = sum(pi_old[i] * adv[i] * sp.log(pi[i]) for i in range(n_outcomes))
-    g_sur = grad(surrogate)
+
+
+def _surrogate_check(pi: list, pi_old: list, adv: list, eq5: sp.Expr, *, theta: tuple, theta_old: tuple) -> Identity:
+    """The log-likelihood surrogate sum_i pi_old_i A_i log pi_theta_i has the gradient of Eq. (5) at theta_old, and
+    not at theta_i = i, theta_old = 0, eps = 1/10 (``extra['surrogate_residual_elsewhere']``)."""
+    n_outcomes = len(theta)
+    g_sur = _gradient(sum(pi_old[i] * adv[i] * sp.log(pi[i]) for i in range(n_outcomes)), theta)
+    g_eq5 = _gradient(eq5, theta)
     sur_at_old = check_vector_equal(
-        "grad surrogate = grad Eq. (5) at theta_old", (g_sur - g_eq5).subs(at_old), sp.zeros(n_outcomes, 1)
+        "grad surrogate = grad Eq. (5) at theta_old",
+        (g_sur - g_eq5).subs(dict(zip(theta, theta_old, strict=True))),
+        sp.zeros(n_outcomes, 1),
     )
     point = {
         **{t: sp.Integer(i) for i, t in enumerate(theta)},
@@ -419,27 +443,28 @@ def importance_weighting_at_old_policy(n_outcomes: int = 3, claimed: Claimed = N
         EPS: sp.Rational(1, 10),
     }
     elsewhere = (g_sur - g_eq5).subs(point).evalf(8)
-    out.append(
-        Identity(
-            **{
-                **sur_at_old.__dict__,
-                "holds": sur_at_old.holds and any(abs(v) > 1e-6 for v in elsewhere),
-                "extra": {"surrogate_residual_elsewhere": elsewhere},
-            }
-        )
+    return Identity(
+        **{
+            **sur_at_old.__dict__,
+            "holds": sur_at_old.holds and any(abs(v) > 1e-6 for v in elsewhere),
+            "extra": {"surrogate_residual_elsewhere": elsewhere},
+        }
     )
-    # clipped objective: f(x, A) = min(x A, clip(x) A) with x_i = pi_i / pi_old_i; A_1 > 0 > A_2, ...
-    xs = [pi[i] / pi_old[i] for i in range(n_outcomes)]
-    l_clip = sum(pi_old[i] * sp.Min(xs[i] * adv[i], _clip(xs[i], CLIP) * adv[i]) for i in range(n_outcomes))
-    out.append(check_equal("L_clip = Eq. (5) at theta_old", l_clip.subs(at_old), eq5.subs(at_old)))
-    out.append(
+
+
+def _clipped_checks(pi: list, pi_old: list, adv: list, eq5: sp.Expr, *, theta: tuple, at_old: dict) -> list[Identity]:
+    """The clipped objective sum_i pi_old_i f(x_i, A_i), f(x, A) = min(x A, clip(x) A) with x_i = pi_i / pi_old_i,
+    has the value and the gradient of Eq. (5) at theta_old (x_i = 1, inside the clip)."""
+    xs = [pi[i] / pi_old[i] for i in range(len(theta))]
+    l_clip = sum(pi_old[i] * sp.Min(xs[i] * adv[i], _clip(xs[i], CLIP) * adv[i]) for i in range(len(theta)))
+    return [
+        check_equal("L_clip = Eq. (5) at theta_old", l_clip.subs(at_old), eq5.subs(at_old)),
         check_vector_equal(
-            "grad L_clip = grad Eq. (5) at theta_old", _grad_at(l_clip, theta, at_old), g_eq5.subs(at_old)
-        )
-    )
-    # every identity compares with Eq. (5) built from the printed weights: a wrong weight must break each of them
-    tag = {"claim": "omega_plus", "claimed": c["omega_plus"]}
-    return [Identity(**{**i.__dict__, "extra": {**i.extra, **tag}}) for i in out]
+            "grad L_clip = grad Eq. (5) at theta_old",
+            _grad_at(l_clip, theta, at_old),
+            _gradient(eq5, theta).subs(at_old),
+        ),
+    ]
 
 
 def _grad_at(f: sp.Expr, theta: tuple, at: dict) -> sp.Matrix:

@@ -16,6 +16,8 @@ TV(a, b) = (1/2) sum_o |a(o) - b(o)|.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import sympy as sp
 from scipy.special import expit
@@ -111,41 +113,16 @@ def theorem5_telescoped_bound(
     ref = np.where(success, ref / ref[success].sum() * p_ref_f, ref / ref[~success].sum() * (1 - p_ref_f))
     z = iterate_logit(p_ref_f, beta_f, eps_f, n=n)
     deltas = delta0 * 0.8 ** np.arange(1, n + 1)
-    pi_tilde, tv_prev, steps, gaps, tvs = ref.copy(), 0.0, [], [], []
-    for k in range(1, n + 1):
-        pi_n = np.exp(gibbs_log_policy(np.log(ref), success.astype(float), expit(z[k - 1]), beta_f, eps_f))
-        p_tilde_prev = float(np.dot(pi_tilde, success))
-        exact_from_tilde = np.exp(gibbs_log_policy(np.log(ref), success.astype(float), p_tilde_prev, beta_f, eps_f))
-        pi_tilde = (1 - deltas[k - 1]) * exact_from_tilde + deltas[k - 1] * rng.dirichlet(np.ones(n_outcomes))
-        tv = float(total_variation(pi_tilde, pi_n))
-        steps.append(tv - tv_prev - claimed_delta_scale * deltas[k - 1])
-        tv_prev = tv
-        tvs.append(tv)
-        gaps.append(abs(float(np.dot(pi_tilde - pi_n, success))))
-    tvs_a, gaps_a, bounds_a = np.array(tvs), np.array(gaps), 2 * np.cumsum(deltas)
-    delta_star = float(deltas.sum())
+    run = _approximate_run(ref, success, z, deltas, rng, beta_f, eps_f, claimed_delta_scale=claimed_delta_scale)
+    bounds, delta_star = 2 * np.cumsum(deltas), float(deltas.sum())
     stable = [fp for fp in fixed_points(p_ref_f, beta_f, eps_f) if fp.stable]
     p_last = float(expit(z[-1]))
     p_star = min(stable, key=lambda fp: abs(fp.p - p_last)).p if stable else float("nan")
-    final_gap = abs(float(np.dot(pi_tilde, success)) - p_star)
+    final_gap = abs(float(np.dot(run.pi_tilde, success)) - p_star)
     final_bound = 2 * delta_star + abs(p_last - p_star)
+    notes = f"{n} steps, {n_outcomes} outcomes, seed {seed}, delta_n = {delta0} 0.8^n given in advance; "
     return [
-        Identity(
-            name="Assumption 1 along the run: TV_n <= TV_{n-1} + delta_n",
-            lhs=sp.Float(float(max(steps))),
-            rhs=sp.Integer(0),
-            holds=bool(max(steps) <= 1e-15),
-            relation="<=",
-            notes=f"{n} steps, {n_outcomes} outcomes, seed {seed}, delta_n = {delta0} 0.8^n given in advance; "
-            "lhs = max(TV_n - TV_{n-1} - delta_n).",
-        ),
-        Identity(
-            name="Theorem 5 proof: |p~_n - p_n| <= 2 sum_{i<=n} delta_i at every n",
-            lhs=sp.Float(float(np.max(gaps_a - bounds_a))),
-            rhs=sp.Integer(0),
-            holds=bool(np.all(gaps_a <= bounds_a + 1e-15)),
-            relation="<=",
-        ),
+        *_telescoped_checks(run, bounds, notes=notes),
         Identity(
             name="Theorem 5: |p~_N - p*| <= 2 delta* + |p_N - p*|",
             lhs=sp.Float(final_gap),
@@ -153,7 +130,68 @@ def theorem5_telescoped_bound(
             holds=bool(final_gap <= final_bound),
             relation="<=",
             notes=f"p* = {p_star:.6f}, delta* = {delta_star:.4g}.",
-            extra={"p_star": p_star, "delta_star": delta_star, "gaps": gaps_a, "bounds": bounds_a, "tv": tvs_a},
+            extra={"p_star": p_star, "delta_star": delta_star, "gaps": run.gaps, "bounds": bounds, "tv": run.tvs},
+        ),
+    ]
+
+
+@dataclass(frozen=True)
+class _ApproximateRun:
+    """A run of approximate GRPO against the exact one: the last policy pi~_N, and per step n = 1..N the excess
+    TV_n - TV_{n-1} - delta_n of Assumption 1, the success gap |p~_n - p_n| and TV(pi~_n, pi_n)."""
+
+    pi_tilde: np.ndarray
+    steps: list[float]
+    gaps: np.ndarray
+    tvs: np.ndarray
+
+
+def _approximate_run(
+    ref: np.ndarray,
+    success: np.ndarray,
+    z: np.ndarray,
+    deltas: np.ndarray,
+    rng: np.random.Generator,
+    beta: float,
+    eps: float,
+    *,
+    claimed_delta_scale: float,
+) -> _ApproximateRun:
+    """pi_n = Theorem 1's Gibbs policy from pi_ref = ``ref`` at p_{n-1} = sigmoid(z_{n-1}); pi~_n = the same step
+    from p~_{n-1}, mixed with a random policy with weight delta_n (:func:`theorem5_telescoped_bound`). The excess of
+    Assumption 1 uses the delta_n times ``claimed_delta_scale``."""
+    pi_tilde, tv_prev, steps, gaps, tvs = ref.copy(), 0.0, [], [], []
+    for k in range(1, len(deltas) + 1):
+        pi_n = np.exp(gibbs_log_policy(np.log(ref), success.astype(float), expit(z[k - 1]), beta, eps))
+        p_tilde_prev = float(np.dot(pi_tilde, success))
+        exact_from_tilde = np.exp(gibbs_log_policy(np.log(ref), success.astype(float), p_tilde_prev, beta, eps))
+        pi_tilde = (1 - deltas[k - 1]) * exact_from_tilde + deltas[k - 1] * rng.dirichlet(np.ones(len(ref)))
+        tv = float(total_variation(pi_tilde, pi_n))
+        steps.append(tv - tv_prev - claimed_delta_scale * deltas[k - 1])
+        tv_prev = tv
+        tvs.append(tv)
+        gaps.append(abs(float(np.dot(pi_tilde - pi_n, success))))
+    return _ApproximateRun(pi_tilde, steps, np.array(gaps), np.array(tvs))
+
+
+def _telescoped_checks(run: _ApproximateRun, bounds: np.ndarray, *, notes: str) -> list[Identity]:
+    """Assumption 1 along ``run`` (largest excess <= 1e-15), and |p~_n - p_n| <= ``bounds``_n = 2 sum_{i<=n} delta_i at
+    every n; ``notes`` describes the run."""
+    return [
+        Identity(
+            name="Assumption 1 along the run: TV_n <= TV_{n-1} + delta_n",
+            lhs=sp.Float(float(max(run.steps))),
+            rhs=sp.Integer(0),
+            holds=bool(max(run.steps) <= 1e-15),
+            relation="<=",
+            notes=notes + "lhs = max(TV_n - TV_{n-1} - delta_n).",
+        ),
+        Identity(
+            name="Theorem 5 proof: |p~_n - p_n| <= 2 sum_{i<=n} delta_i at every n",
+            lhs=sp.Float(float(np.max(run.gaps - bounds))),
+            rhs=sp.Integer(0),
+            holds=bool(np.all(run.gaps <= bounds + 1e-15)),
+            relation="<=",
         ),
     ]
 

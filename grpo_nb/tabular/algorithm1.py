@@ -185,6 +185,99 @@ class Algorithm1Run:
         return softmax(self.logits, axis=-1)
 
 
+@dataclass(frozen=True)
+class _Options:
+    """The checked options of one run of :func:`algorithm1` (its docstring names each)."""
+
+    beta: float
+    eps: float
+    G: int
+    mu: int
+    n: int
+    lr: np.ndarray
+    clip_eps: float
+    no_signal: str
+    max_draws: int
+
+
+def _checked_options(
+    beta: float,
+    eps: float,
+    *,
+    G: int,
+    mu: int,
+    lr: float | None,
+    n: int,
+    clip_eps: float | None,
+    no_signal: str,
+    max_draws: int,
+) -> _Options:
+    """Validate :func:`algorithm1`'s options: ValueError naming the first bad one, its value and the valid range.
+
+    The default step size is lr = 0.5/max(1, beta); a step above 2/beta makes gradient ascent on the KL term diverge.
+    """
+    beta_f, eps_f = float(check_beta(beta)), float(check_eps(eps))
+    if eps_f == 0:
+        raise ValueError(
+            "eps=0.0 is out of range for Algorithm 1 (p_hat, or in float64 even the exact p, can be 0 or 1, "
+            "where the unsmoothed weights are undefined); valid range is eps > 0"
+        )
+    G = check_positive_int("G", G)
+    mu = check_positive_int("mu", mu)
+    n = check_positive_int("n", n, minimum=0)
+    lr_arr = np.asarray(0.5 / max(1.0, beta_f) if lr is None else lr, dtype=float)
+    if lr_arr.ndim or not (np.isfinite(lr_arr) and lr_arr > 0):
+        raise ValueError(f"lr={lr!r} is out of range; valid range is 0 < lr <= 2/beta")
+    if lr_arr * beta_f > 2.0:
+        raise ValueError(
+            f"lr={lr!r} is out of range for beta={beta_f!r}: gradient ascent on the KL term (curvature up to beta "
+            f"in the logits) would diverge; valid range is 0 < lr <= 2/beta = {2.0 / beta_f:.4g}"
+        )
+    clip = np.inf if clip_eps is None else float(check_clip_eps(clip_eps))
+    check_choice("no_signal", no_signal, ("keep", "drop", "resample"))
+    max_draws = check_positive_int("max_draws", max_draws)
+    return _Options(beta_f, eps_f, G, mu, n, lr_arr, clip, no_signal, max_draws)
+
+
+def _outer_batch(
+    old: np.ndarray, task: TabularTask, opts: _Options, rng: np.random.Generator, *, exact: bool
+) -> tuple[dict, np.ndarray, np.ndarray]:
+    """Lines 6-8 of Algorithm 1 at pi_old = softmax(``old``): the outcomes and weights of the objective (G samples
+    as per-outcome counts / G, or pi_old itself when ``exact``), p_hat and the stabilised advantages (Eq. 4).
+
+    Returns (the keyword arguments of :func:`grpo_surrogate` but the logits, p_hat per prompt, the prompts frozen
+    by dynamic sampling)."""
+    q, o = task.ref_logits.shape
+    frozen = np.zeros(q, dtype=bool)  # prompts left out of this iteration's update (dropped groups)
+    if exact:
+        outcomes = np.broadcast_to(np.arange(o), (q, o))
+        weights = softmax(old, axis=-1)
+        p_est = logits_expected_reward(old, task.reward)
+    else:
+        # the G-sample average (1/G) sum_i f(x_{o_i}, A_i) depends on a sample only through its outcome,
+        # so it is kept as per-outcome weights count_o / G (same objective, O terms instead of G)
+        counts = sample_counts(sample_outcomes(old, opts.G, rng), o)
+        if opts.no_signal != "keep":
+            counts, frozen = _groups_with_signal(counts, old, task.reward, opts.G, rng, opts.no_signal, opts.max_draws)
+        outcomes = np.broadcast_to(np.arange(o), (q, o))
+        weights = counts / opts.G
+        p_est = expected_reward(weights, task.reward)
+    sample_rewards = task.reward[np.arange(q)[:, None], outcomes]
+    adv = stabilised_advantage(sample_rewards, p_est[:, None], opts.eps)
+    batch = {"outcomes": outcomes, "weights": weights, "advantages": adv, "beta": opts.beta, "clip_eps": opts.clip_eps}
+    return batch, p_est, frozen
+
+
+def _inner_steps(
+    theta: np.ndarray, old: np.ndarray, task: TabularTask, batch: dict, frozen: np.ndarray, opts: _Options
+) -> np.ndarray:
+    """Lines 9-10 of Algorithm 1: ``mu`` gradient-ascent steps of size ``lr`` on the surrogate; frozen prompts stay."""
+    for _ in range(opts.mu):
+        _, grad = grpo_surrogate(theta, old, task.ref_logits, **batch)
+        theta = theta + opts.lr * np.where(frozen[:, None], 0.0, grad)
+    return theta
+
+
 def algorithm1(
     task: TabularTask,
     *,
@@ -215,62 +308,25 @@ def algorithm1(
     """
     if not isinstance(task, TabularTask):
         raise ValueError(f"task={task!r} is not a TabularTask; build one with make_task or TabularTask(...)")
-    beta_f, eps_f = float(check_beta(beta)), float(check_eps(eps))
-    if eps_f == 0:
-        raise ValueError(
-            "eps=0.0 is out of range for Algorithm 1 (p_hat, or in float64 even the exact p, can be 0 or 1, "
-            "where the unsmoothed weights are undefined); valid range is eps > 0"
-        )
-    G = check_positive_int("G", G)
-    mu = check_positive_int("mu", mu)
-    n = check_positive_int("n", n, minimum=0)
-    lr_arr = np.asarray(0.5 / max(1.0, beta_f) if lr is None else lr, dtype=float)
-    if lr_arr.ndim or not (np.isfinite(lr_arr) and lr_arr > 0):
-        raise ValueError(f"lr={lr!r} is out of range; valid range is 0 < lr <= 2/beta")
-    if lr_arr * beta_f > 2.0:
-        raise ValueError(
-            f"lr={lr!r} is out of range for beta={beta_f!r}: gradient ascent on the KL term (curvature up to beta "
-            f"in the logits) would diverge; valid range is 0 < lr <= 2/beta = {2.0 / beta_f:.4g}"
-        )
-    clip = np.inf if clip_eps is None else float(check_clip_eps(clip_eps))
-    check_choice("no_signal", no_signal, ("keep", "drop", "resample"))
-    max_draws = check_positive_int("max_draws", max_draws)
+    opts = _checked_options(
+        beta, eps, G=G, mu=mu, lr=lr, n=n, clip_eps=clip_eps, no_signal=no_signal, max_draws=max_draws
+    )
     rng = np.random.default_rng(seed)
-
-    q, o = task.ref_logits.shape
     theta = task.ref_logits.copy()
     logits, p_true, p_hat, kls, gnorms = [theta.copy()], [], [], [], []
     p_true.append(logits_expected_reward(theta, task.reward))
     kls.append(kl_to_reference(theta, task.ref_logits))
-    for _ in tqdm(range(n), desc="Algorithm 1", disable=not progress):
+    for _ in tqdm(range(opts.n), desc="Algorithm 1", disable=not progress):
         old = theta.copy()
-        frozen = np.zeros(q, dtype=bool)  # prompts left out of this iteration's update (dropped groups)
-        if exact:
-            outcomes = np.broadcast_to(np.arange(o), (q, o))
-            weights = softmax(old, axis=-1)
-            p_est = logits_expected_reward(old, task.reward)
-        else:
-            # the G-sample average (1/G) sum_i f(x_{o_i}, A_i) depends on a sample only through its outcome,
-            # so it is kept as per-outcome weights count_o / G (same objective, O terms instead of G)
-            counts = sample_counts(sample_outcomes(old, G, rng), o)
-            if no_signal != "keep":
-                counts, frozen = _groups_with_signal(counts, old, task.reward, G, rng, no_signal, max_draws)
-            outcomes = np.broadcast_to(np.arange(o), (q, o))
-            weights = counts / G
-            p_est = expected_reward(weights, task.reward)
-        sample_rewards = task.reward[np.arange(q)[:, None], outcomes]
-        adv = stabilised_advantage(sample_rewards, p_est[:, None], eps_f)
-        batch = {"outcomes": outcomes, "weights": weights, "advantages": adv, "beta": beta_f, "clip_eps": clip}
-        for _ in range(mu):
-            _, grad = grpo_surrogate(theta, old, task.ref_logits, **batch)
-            theta = theta + lr_arr * np.where(frozen[:, None], 0.0, grad)
+        batch, p_est, frozen = _outer_batch(old, task, opts, rng, exact=exact)
+        theta = _inner_steps(theta, old, task, batch, frozen, opts)
         _, grad = grpo_surrogate(theta, old, task.ref_logits, **batch)
         logits.append(theta.copy())
         p_hat.append(p_est)
         p_true.append(logits_expected_reward(theta, task.reward))
         kls.append(kl_to_reference(theta, task.ref_logits))
         gnorms.append(np.linalg.norm(grad, axis=-1))
-    empty = np.empty((0, q))
+    empty = np.empty((0, task.ref_logits.shape[0]))
     return Algorithm1Run(
         logits=np.array(logits),
         p_true=np.array(p_true),

@@ -129,6 +129,52 @@ def grpo_step(pi_ref: object, pi_prev: object, reward: object, beta: float, eps:
     return np.exp(gibbs_log_policy(log_ref, step.reward, step.p_prev, step.beta, step.eps))
 
 
+def _objective_gradient(log_pi: np.ndarray, c: np.ndarray, log_ref: np.ndarray, beta: float) -> np.ndarray:
+    """q = dJ/dpi = c - beta (log pi - log_ref + 1): the scores minus the gradient of the KL term."""
+    return c - beta * (log_pi - log_ref + 1.0)
+
+
+def _objective(pi: np.ndarray, c: np.ndarray, log_ref: np.ndarray, beta: float) -> float:
+    """J(pi) = <pi, c> - beta <pi, log pi - log_ref>, the objective :func:`solve_grpo_step` maximises."""
+    return float(pi @ c - beta * pi @ (np.log(pi) - log_ref))
+
+
+def _mirror_ascent(
+    log_pi: np.ndarray, c: np.ndarray, log_ref: np.ndarray, beta: float, *, step_size: float, max_iter: int
+) -> np.ndarray:
+    """Exponentiated-gradient ascent from ``log_pi``: log pi <- log pi + (step_size/beta) q, renormalised, until the
+    update is below 1e-15 or after ``max_iter`` steps."""
+    eta = step_size / beta
+    for _ in range(max_iter):
+        new = log_pi + eta * _objective_gradient(log_pi, c, log_ref, beta)
+        new -= logsumexp(new)
+        done = np.max(np.abs(new - log_pi)) < 1e-15
+        log_pi = new
+        if done:
+            break
+    return log_pi
+
+
+def _newton_polish(pi: np.ndarray, c: np.ndarray, log_ref: np.ndarray, beta: float, *, newton_steps: int) -> np.ndarray:
+    """Equality-constrained Newton steps on the simplex: step (pi/beta)(q - <pi, q>) (Hessian diag(-beta/pi)),
+    halved until pi stays positive and J does not drop; stops when a step moves pi by less than 1e-17."""
+    for _ in range(newton_steps):
+        q = _objective_gradient(np.log(pi), c, log_ref, beta)
+        step = pi / beta * (q - pi @ q)
+        t, value = 1.0, _objective(pi, c, log_ref, beta)
+        while t > 1e-12:
+            trial = pi + t * step
+            if (trial > 0).all() and _objective(trial / trial.sum(), c, log_ref, beta) >= value - 1e-15 * abs(value):
+                break
+            t *= 0.5
+        new = trial / trial.sum()
+        done = np.max(np.abs(new - pi)) < 1e-17
+        pi = new
+        if done:
+            break
+    return pi
+
+
 def solve_grpo_step(
     pi_ref: object,
     pi_prev: object,
@@ -170,38 +216,9 @@ def solve_grpo_step(
     # log_ref = w_ref log pi_ref + w_prev log pi_prev (a term of weight 0 drops out); w_ref = 1 is the paper's case
     log_ref = sum(w * np.log(q[support]) for w, q in ((w_ref, pi_ref), (w_prev, pi_prev)) if w > 0)
     c = _scores(inputs.reward, inputs.p_prev, inputs.eps, inputs.normalization)[support]
-
-    def gradient(log_pi: np.ndarray) -> np.ndarray:
-        return c - beta * (log_pi - log_ref + 1.0)
-
     log_pi = np.full(int(support.sum()), -np.log(support.sum()))
-    eta = step_size / beta
-    for _ in range(max_iter):
-        new = log_pi + eta * gradient(log_pi)
-        new -= logsumexp(new)
-        done = np.max(np.abs(new - log_pi)) < 1e-15
-        log_pi = new
-        if done:
-            break
-    pi = np.exp(log_pi)
-
-    def objective(x: np.ndarray) -> float:
-        return float(x @ c - beta * x @ (np.log(x) - log_ref))
-
-    for _ in range(newton_steps):
-        q = gradient(np.log(pi))
-        step = pi / beta * (q - pi @ q)
-        t, value = 1.0, objective(pi)
-        while t > 1e-12:
-            trial = pi + t * step
-            if (trial > 0).all() and objective(trial / trial.sum()) >= value - 1e-15 * abs(value):
-                break
-            t *= 0.5
-        new = trial / trial.sum()
-        done = np.max(np.abs(new - pi)) < 1e-17
-        pi = new
-        if done:
-            break
+    log_pi = _mirror_ascent(log_pi, c, log_ref, beta, step_size=step_size, max_iter=max_iter)
+    pi = _newton_polish(np.exp(log_pi), c, log_ref, beta, newton_steps=newton_steps)
     out = np.zeros_like(pi_ref)
     out[support] = pi
     return out

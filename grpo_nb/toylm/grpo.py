@@ -220,76 +220,149 @@ def train_grpo(
         raise ValueError(f"cfg={cfg!r} is not valid; valid: a BookTrainerConfig (checked at creation)")
     device = task.prompts.device
     _check_generator(generator, device)
-    n_prompts = task.prompts.shape[0]
-    b = n_prompts if cfg.batch_prompts is None else min(cfg.batch_prompts, n_prompts)
-    g, out_len = cfg.G, task.outputs.shape[1]
-    logps, losses, step_s = [], [], []
-    sampled_tokens, sampling_s = 0, 0.0
-    opt = new_optimizer(model, cfg.lr)
+    run = _Run(opt=new_optimizer(model, cfg.lr))
     synchronize(device)
     start = time.perf_counter()
     for _ in range(cfg.n):
         t_step = time.perf_counter()
-        with torch.no_grad():
-            logp_old = enumerate_logprobs(model, task.prompts, task.outputs)
-        logps.append(logp_old)
-        if cfg.reset_optimizer:
-            opt = new_optimizer(model, cfg.lr)
-        batch = torch.randperm(n_prompts, generator=generator, device=device)[:b].sort().values
-        prompts, logp_ref = task.prompts[batch], task.logp_ref[batch]
-        if cfg.estimator == "exact":
-            p_old = (logp_old[batch].exp() * task.reward[batch]).sum(dim=1, keepdim=True)
-            adv_table = contrastive_weights(p_old, task.reward[batch], cfg.eps)  # omega^+ r - omega^- (1 - r)
-        else:
-            rep = prompts.repeat_interleave(g, dim=0)
-            synchronize(device)
-            t_sample = time.perf_counter()
-            answers = sampler(model, rep, out_len, generator=generator)
-            synchronize(device)
-            sampling_s += time.perf_counter() - t_sample
-            sampled_tokens += answers.numel()
-            base = model.head.out_features ** torch.arange(out_len - 1, -1, -1, device=answers.device)
-            out_index = (answers * base).sum(dim=1)  # row of the answer in the product-order output table
-            rewards = task.reward[batch.repeat_interleave(g), out_index].view(b, g)
-            if cfg.reward_signal == "random":  # Bernoulli(1/2), drawn apart from the answers
-                rewards = (torch.rand(b, g, generator=generator, device=device) < 0.5).to(rewards.dtype)
-            eps_adv = cfg.eps if cfg.advantage == "paper" else DEFAULT_EPS["trl"]
-            adv = group_advantage(rewards, cfg.advantage, eps_adv)
-            adv = adv.reshape(-1)
-            with torch.no_grad():
-                old_lp = token_logprobs(model, rep, answers)
-                ref_lp = token_logprobs(ref_model, rep, answers) if cfg.kl == "k3" else None
-        for _ in range(cfg.mu):
-            if cfg.estimator == "exact":
-                logp = enumerate_logprobs(model, prompts, task.outputs)
-                objective = (logp.exp() * adv_table).sum(dim=1) - cfg.beta * exact_kl(logp, logp_ref)
-                loss = -objective.mean()
-            else:
-                lp = token_logprobs(model, rep, answers)
-                kl = None  # k3: grpo_loss computes it from ref_lp
-                if cfg.kl != "k3":
-                    kl = exact_kl(enumerate_logprobs(model, prompts, task.outputs), logp_ref).mean()
-                loss = grpo_loss(
-                    lp, old_lp, adv, beta=cfg.beta, clip_eps=cfg.clip_eps, logp_ref=ref_lp, kl=kl,
-                    clip_eps_high=cfg.clip_eps_high,
-                )  # fmt: skip
-            opt.zero_grad(set_to_none=True)
-            loss.backward()
-            opt.step()
-            losses.append(loss.detach())
+        _outer_iteration(model, ref_model, task, cfg, generator, sampler, run)
         synchronize(device)
-        step_s.append(time.perf_counter() - t_step)
+        run.step_s.append(time.perf_counter() - t_step)
         if on_outer_step is not None:
             on_outer_step()
     with torch.no_grad():
-        logps.append(enumerate_logprobs(model, task.prompts, task.outputs))
-    logp_history = torch.stack(logps).cpu().numpy()
-    inner_loss = torch.stack(losses).cpu().numpy()
+        run.logps.append(enumerate_logprobs(model, task.prompts, task.outputs))
+    logp_history = torch.stack(run.logps).cpu().numpy()
+    inner_loss = torch.stack(run.losses).cpu().numpy()
     return GRPOHistory(
         logp=logp_history,
         inner_loss=inner_loss,
         wall_s=time.perf_counter() - start,
-        sampled_tokens=sampled_tokens,
-        sampling_s=sampling_s,
-        step_s=step_s,
+        sampled_tokens=run.sampled_tokens,
+        sampling_s=run.sampling_s,
+        step_s=run.step_s,
     )
+
+
+@dataclass
+class _Run:
+    """What :func:`train_grpo` carries from one outer iteration to the next: the optimiser, the recorded tables
+    log pi_theta (on the device), the inner losses (on the device), the sampling counts and the step times."""
+
+    opt: torch.optim.Adam
+    logps: list[torch.Tensor] = field(default_factory=list)
+    losses: list[torch.Tensor] = field(default_factory=list)
+    sampled_tokens: int = 0
+    sampling_s: float = 0.0
+    step_s: list[float] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class _OuterBatch:
+    """One outer iteration's prompts and what its ``mu`` inner steps need: the batch's ``prompts`` and log pi_ref
+    table ``logp_ref``; for the exact estimator the weights ``adv_table`` (P_b, K) of every output; for the sampled
+    one the repeated prompts ``rep``, the ``answers``, their advantages ``adv`` and token log-probabilities under
+    pi_old (``old_lp``) and pi_ref (``ref_lp``, None unless the KL is k3)."""
+
+    prompts: torch.Tensor
+    logp_ref: torch.Tensor
+    adv_table: torch.Tensor | None = None
+    rep: torch.Tensor | None = None
+    answers: torch.Tensor | None = None
+    adv: torch.Tensor | None = None
+    old_lp: torch.Tensor | None = None
+    ref_lp: torch.Tensor | None = None
+
+
+def _outer_iteration(
+    model: TinyLM,
+    ref_model: TinyLM,
+    task: TaskTensors,
+    cfg: BookTrainerConfig,
+    generator: torch.Generator,
+    sampler: Callable[..., torch.Tensor],
+    run: _Run,
+) -> None:
+    """Lines 4-10 of Algorithm 1, once: record log pi_old, draw the batch of prompts, estimate the advantages (exact
+    or from G sampled answers per prompt), then take ``mu`` optimiser steps on the loss; ``run`` is updated."""
+    n_prompts = task.prompts.shape[0]
+    b = n_prompts if cfg.batch_prompts is None else min(cfg.batch_prompts, n_prompts)
+    with torch.no_grad():
+        logp_old = enumerate_logprobs(model, task.prompts, task.outputs)
+    run.logps.append(logp_old)
+    if cfg.reset_optimizer:
+        run.opt = new_optimizer(model, cfg.lr)
+    batch = torch.randperm(n_prompts, generator=generator, device=task.prompts.device)[:b].sort().values
+    if cfg.estimator == "exact":
+        outer = _exact_batch(task, batch, logp_old, cfg)
+    else:
+        outer = _sampled_batch(model, ref_model, task, batch, cfg, generator, sampler, run)
+    for _ in range(cfg.mu):
+        loss = _inner_loss(model, task, outer, cfg)
+        run.opt.zero_grad(set_to_none=True)
+        loss.backward()
+        run.opt.step()
+        run.losses.append(loss.detach())
+
+
+def _exact_batch(task: TaskTensors, batch: torch.Tensor, logp_old: torch.Tensor, cfg: BookTrainerConfig) -> _OuterBatch:
+    """The exact estimator's batch: p_old(q) summed over every output, and the weight omega^+ r - omega^- (1 - r) of
+    each output (Eq. 6)."""
+    prompts, logp_ref = task.prompts[batch], task.logp_ref[batch]
+    p_old = (logp_old[batch].exp() * task.reward[batch]).sum(dim=1, keepdim=True)
+    adv_table = contrastive_weights(p_old, task.reward[batch], cfg.eps)  # omega^+ r - omega^- (1 - r)
+    return _OuterBatch(prompts, logp_ref, adv_table=adv_table)
+
+
+def _sampled_batch(
+    model: TinyLM,
+    ref_model: TinyLM,
+    task: TaskTensors,
+    batch: torch.Tensor,
+    cfg: BookTrainerConfig,
+    generator: torch.Generator,
+    sampler: Callable[..., torch.Tensor],
+    run: _Run,
+) -> _OuterBatch:
+    """The sampled estimator's batch: G answers per prompt from pi_old (timed between two waits for the device,
+    counted in ``run``), their rewards (or Bernoulli(1/2) draws when ``reward_signal`` is "random"), the group
+    advantages, and the answers' token log-probabilities under pi_old and (for the k3 KL) pi_ref."""
+    device = task.prompts.device
+    b, g, out_len = batch.shape[0], cfg.G, task.outputs.shape[1]
+    prompts, logp_ref = task.prompts[batch], task.logp_ref[batch]
+    rep = prompts.repeat_interleave(g, dim=0)
+    synchronize(device)
+    t_sample = time.perf_counter()
+    answers = sampler(model, rep, out_len, generator=generator)
+    synchronize(device)
+    run.sampling_s += time.perf_counter() - t_sample
+    run.sampled_tokens += answers.numel()
+    base = model.head.out_features ** torch.arange(out_len - 1, -1, -1, device=answers.device)
+    out_index = (answers * base).sum(dim=1)  # row of the answer in the product-order output table
+    rewards = task.reward[batch.repeat_interleave(g), out_index].view(b, g)
+    if cfg.reward_signal == "random":  # Bernoulli(1/2), drawn apart from the answers
+        rewards = (torch.rand(b, g, generator=generator, device=device) < 0.5).to(rewards.dtype)
+    eps_adv = cfg.eps if cfg.advantage == "paper" else DEFAULT_EPS["trl"]
+    adv = group_advantage(rewards, cfg.advantage, eps_adv)
+    adv = adv.reshape(-1)
+    with torch.no_grad():
+        old_lp = token_logprobs(model, rep, answers)
+        ref_lp = token_logprobs(ref_model, rep, answers) if cfg.kl == "k3" else None
+    return _OuterBatch(prompts, logp_ref, rep=rep, answers=answers, adv=adv, old_lp=old_lp, ref_lp=ref_lp)
+
+
+def _inner_loss(model: TinyLM, task: TaskTensors, outer: _OuterBatch, cfg: BookTrainerConfig) -> torch.Tensor:
+    """One inner step's loss: minus Eq. (6)'s objective with the exact KL (exact estimator), or :func:`grpo_loss` on
+    the sampled answers with the KL of ``cfg.kl`` (k3 per token, or exact over every output)."""
+    if cfg.estimator == "exact":
+        logp = enumerate_logprobs(model, outer.prompts, task.outputs)
+        objective = (logp.exp() * outer.adv_table).sum(dim=1) - cfg.beta * exact_kl(logp, outer.logp_ref)
+        return -objective.mean()
+    lp = token_logprobs(model, outer.rep, outer.answers)
+    kl = None  # k3: grpo_loss computes it from ref_lp
+    if cfg.kl != "k3":
+        kl = exact_kl(enumerate_logprobs(model, outer.prompts, task.outputs), outer.logp_ref).mean()
+    return grpo_loss(
+        lp, outer.old_lp, outer.adv, beta=cfg.beta, clip_eps=cfg.clip_eps, logp_ref=outer.ref_lp, kl=kl,
+        clip_eps_high=cfg.clip_eps_high,
+    )  # fmt: skip

@@ -22,6 +22,9 @@ from grpo_nb.dynamics.uniform_beta import safe_betas
 from grpo_nb.family import loss
 from grpo_nb.kl import expected_estimator_gradient
 from grpo_nb.symbolic import errata as er
+from grpo_nb.symbolic.errata_rows import amplification as amplification_rows
+from grpo_nb.symbolic.errata_rows import convergence as convergence_rows
+from grpo_nb.symbolic.errata_rows import trl as trl_rows
 from grpo_nb.symbolic.expressions import BETA, EPS, P_REF, P
 from grpo_nb.symbolic.identity import Identity
 
@@ -46,7 +49,7 @@ def test_a_check_that_always_converges_is_caught_by_the_divergent_case(monkeypat
 
 @pytest.fixture(scope="module")
 def entries() -> list[er.Erratum]:
-    return er.errata()
+    return appendix_proofs.errata()
 
 
 # ------------------------------------------------------------------ errata row 1: p_c is sufficient, not necessary
@@ -63,7 +66,7 @@ def test_p_c_is_sufficient_and_the_counterexample_converges() -> None:
 
 
 def test_reading_p_c_as_necessary_fails(monkeypatch) -> None:
-    monkeypatch.setattr(er, "p_c_prediction", _p_c_necessary_and_sufficient)
+    monkeypatch.setattr(convergence_rows, "p_c_prediction", _p_c_necessary_and_sufficient)
     assert not er.threshold_reading_check().holds
 
 
@@ -120,23 +123,22 @@ def test_fig4_lower_bound_reading_fails_and_the_interval_holds() -> None:
 
 
 def test_fig4_check_rejects_a_one_sided_interval(monkeypatch) -> None:
-    monkeypatch.setattr(er, "safe_betas", lambda eps: SimpleNamespace(unsafe=((0.07295833, 1e6),)))
+    monkeypatch.setattr(amplification_rows, "safe_betas", lambda eps: SimpleNamespace(unsafe=((0.07295833, 1e6),)))
     assert not er.fig4_reading_checks()[1].holds  # large beta is safe: the interval has an upper end
 
 
 def test_trl_clip_is_inert_on_policy_and_acts_off_policy() -> None:
     for clip in (0.2, 1e-3):
-        assert er.clip_gradient_gap(clip, off_policy=False) < 1e-12  # mu = 1: the ratio is 1, the clip never acts
-        assert er.clip_gradient_gap(clip, off_policy=True) > 1e-3  # mu > 1: a later step clips
-    assert er.trl_checks().holds
+        assert er.clip_gradient_gap(clip, off_policy=False, family_loss=loss) < 1e-12  # mu = 1: the clip never acts
+        assert er.clip_gradient_gap(clip, off_policy=True, family_loss=loss) > 1e-3  # mu > 1: a later step clips
+    assert er.trl_checks(loss).holds
 
 
-def test_trl_check_rejects_a_trainer_without_clip(monkeypatch) -> None:
+def test_trl_check_rejects_a_trainer_without_clip() -> None:
     def no_clip(name, logp, adv, *, old_logp, clip_eps):  # the reading "TRL has no clip", at every mu
         return loss(name, logp, adv, old_logp=old_logp, clip_eps=np.inf)
 
-    monkeypatch.setattr(er, "loss", no_clip)
-    assert er.clip_gradient_gap(0.2, off_policy=True) == 0.0 and not er.trl_checks().holds
+    assert er.clip_gradient_gap(0.2, off_policy=True, family_loss=no_clip) == 0.0 and not er.trl_checks(no_clip).holds
 
 
 def test_trl_check_rejects_swapped_kl_directions(monkeypatch) -> None:
@@ -147,16 +149,16 @@ def test_trl_check_rejects_swapped_kl_directions(monkeypatch) -> None:
         other = {"loss": "ratio_weighted", "ratio_weighted": "loss"}[placement]
         return expected_estimator_gradient(logits, log_ref, estimator, placement=other)
 
-    monkeypatch.setattr(er, "expected_estimator_gradient", swapped)  # k3 with the ratio as the forward KL's
-    assert not er.trl_checks().holds
+    monkeypatch.setattr(trl_rows, "expected_estimator_gradient", swapped)  # k3 with the ratio as the forward KL's
+    assert not er.trl_checks(loss).holds
 
 
 def test_trl_check_rejects_the_paper_advantage_as_trl_s(monkeypatch) -> None:
     def paper(rewards, kind, **kwargs):
         return group_advantage(rewards, "paper", eps=TRL_STD_EPS)
 
-    monkeypatch.setattr(er, "group_advantage", paper)
-    assert not er.trl_checks().holds
+    monkeypatch.setattr(trl_rows, "group_advantage", paper)
+    assert not er.trl_checks(loss).holds
 
 
 def test_trl_row_is_a_statement_without_printed_check(entries: list[er.Erratum]) -> None:
@@ -194,7 +196,7 @@ def test_beta_3_is_a_stable_two_cycle_and_the_check_can_fail(monkeypatch) -> Non
     assert er.stable_two_cycle(1e-3, 3.0, 1e-5).holds and not er.orbit_converges(1e-3, 3.0, 1e-5)
     assert not er.stable_two_cycle(1e-3, 10.0, 1e-5).holds  # a fixed point
     assert not er.stable_two_cycle(1e-4, 5.2, 1e-5).holds  # chaos
-    monkeypatch.setattr(er, "h_prime", lambda p, p_ref, beta, eps: 2.0)  # an unstable multiplier
+    monkeypatch.setattr(convergence_rows, "h_prime", lambda p, p_ref, beta, eps: 2.0)  # an unstable multiplier
     assert not er.stable_two_cycle(1e-3, 3.0, 1e-5).holds
 
 

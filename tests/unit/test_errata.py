@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 import sympy as sp
 
+from grpo_nb.family import loss
 from grpo_nb.symbolic import amplification as amp
 from grpo_nb.symbolic import errata as er
 from grpo_nb.symbolic.policy_dynamics import theorem2_logistic_form
@@ -16,7 +17,7 @@ from grpo_nb.symbolic.policy_dynamics import theorem2_logistic_form
 
 @pytest.fixture(scope="module")
 def entries() -> list[er.Erratum]:
-    return er.errata()
+    return er.errata(loss)  # TRL's loss as the family models it, which the chapter passes in too
 
 
 def test_every_erratum_confirmed(entries: list[er.Erratum]) -> None:
