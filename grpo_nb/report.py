@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
 
@@ -21,6 +21,7 @@ __all__ = [
     "SEED_SWEEP_FILE",
     "SweptClaim",
     "Table",
+    "Verdicts",
     "bound",
     "escape_markdown",
     "markdown_table",
@@ -123,6 +124,17 @@ class Table:
 
     def __repr__(self) -> str:
         return self._repr_markdown_()
+
+
+class Verdicts:
+    """The base of a check's result that carries ``verdicts``, one bool per statement it checks: the result
+    ``holds`` when every statement does. It adds no field (each result declares its own ``verdicts``)."""
+
+    verdicts: Mapping[object, bool]
+
+    @property
+    def holds(self) -> bool:
+        return all(self.verdicts.values())
 
 
 # --- claims about sampled runs, stated from the seed sweep ----------------------------------------------------------

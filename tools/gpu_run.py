@@ -7,13 +7,14 @@ Steps, each a process with its own timeout and log (under ``--work``, a temporar
 
 - the CUDA tests, ``tests/unit/test_toylm_cuda.py`` and the training chapter's claims on the GPU,
   ``tests/chapters/test_parametric_grpo_cuda.py`` (they skip without CUDA): passed, failed, skipped;
-- the book's trainer, ``python -m grpo_nb.toylm --trainer book``, in ``quick`` and then ``full``, on the GPU;
-- TRL's trainer in the TRL chapter's configuration (``--trainer trl --config full``, as ``grpo_nb/data/trl_full.json``
-  was made). TRL runs on the CPU, one thread, whatever the machine (``grpo_nb.trl_adapters.trainer``): on the CPU that
-  made ``trl_full.json`` its SFT took 285 s and each of its three runs about 125 s, some 11 minutes in a row, more than
-  the whole budget. So each run is a process of its own (``--runs``), all three started at once beside the GPU steps;
-  each makes the same seeded SFT (the script checks that every process has the same p_ref) and takes about 7 minutes
-  on the CPU that made ``trl_full.json``; on an H200 machine's CPU (2026-11-27) none finished within its 470 s.
+- the book's trainer, ``python -m grpo_nb.toylm``, in ``quick`` and then ``full``, on the GPU;
+- TRL's trainer in the TRL chapter's configuration (``python -m grpo_nb.trl_adapters --config full``, as
+  ``grpo_nb/data/trl_full.json`` was made). TRL runs on the CPU, one thread, whatever the machine
+  (``grpo_nb.trl_adapters.trainer``): on the CPU that made ``trl_full.json`` its SFT took 285 s and each of its three
+  runs about 125 s, some 11 minutes in a row, more than the whole budget. So each run is a process of its own
+  (``--runs``), all three started at once beside the GPU steps; each makes the same seeded SFT (the script checks that
+  every process has the same p_ref) and takes about 7 minutes on the CPU that made ``trl_full.json``; on an H200
+  machine's CPU (2026-11-27) none finished within its 470 s.
 
 The GPU steps run one after the other, the TRL processes beside them on other cores, so the whole run takes about as
 long as one TRL process; the timeouts (``TIMEOUT_S``) hold it under 8 minutes. The GPU steps' own time was
@@ -91,14 +92,16 @@ def say(message: str, start: float) -> None:
     print(f"[{time.perf_counter() - start:5.0f} s] {message}", flush=True)
 
 
+#: each trainer's command line: ``python -m <module>``
+TRAINER_CLI = {"book": "grpo_nb.toylm", "trl": "grpo_nb.trl_adapters"}
+
+
 def toylm_argv(trainer: str, config: str, out: Path, *extra: str) -> list[str]:
-    """The CLI ``python -m grpo_nb.toylm`` with a trainer and a configuration, writing its summary to ``out``."""
+    """The command line of ``trainer`` (``TRAINER_CLI``) with a configuration, writing its summary to ``out``."""
     return [
         sys.executable,
         "-m",
-        "grpo_nb.toylm",
-        "--trainer",
-        trainer,
+        TRAINER_CLI[trainer],
         "--config",
         config,
         "--out",

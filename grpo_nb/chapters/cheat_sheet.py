@@ -138,7 +138,7 @@ def family_rows() -> FamilyRows:
     rows = []
     one_in_four = np.array([[1.0, 0.0, 0.0, 0.0]])
     for m in family.METHODS:
-        a = ADVANTAGE(m.name, one_in_four)[0]
+        a = ADVANTAGE(m, one_in_four)[0]
         rows.append([m.label, f"{a[0]:.2f} / {a[1]:.2f}", _SHORT["centring"][m.centring],
                      _SHORT["scaling"][m.scaling], _SHORT["ratio"][m.ratio], _kl(m)])  # fmt: skip
     grpo = ADVANTAGE("grpo", one_in_four)[0]

@@ -131,33 +131,21 @@ def expected_group_gradient(ps: Sequence[float], groups: Sequence[int], eps: flo
     pi, rew = task.pi_ref, task.reward
     p = task.p_ref
     outcomes = np.broadcast_to(np.arange(o), (q, o))
+
+    def gradient_at_ref(weights: np.ndarray, adv: np.ndarray) -> np.ndarray:
+        """``grpo_surrogate``'s gradient at pi = pi_old = pi_ref, beta = 0, with these weights and advantages."""
+        logits = task.ref_logits
+        return grpo_surrogate(logits, logits, logits, outcomes=outcomes, weights=weights, advantages=adv, beta=0.0)[1]
+
     grad = {}
     for name, G in [("exact", None), *((str(G), G) for G in groups)]:
         if G is None:
-            adv = stabilised_advantage(rew, p[:, None], eps)
-            _, grad[name] = grpo_surrogate(
-                task.ref_logits,
-                task.ref_logits,
-                task.ref_logits,
-                outcomes=outcomes,
-                weights=pi,
-                advantages=adv,
-                beta=0.0,
-            )
+            grad[name] = gradient_at_ref(pi, stabilised_advantage(rew, p[:, None], eps))
             continue
         total = np.zeros((q, o))
         for k in range(G + 1):
             w = np.where(rew == 1, (k / G) * pi / p[:, None], (1 - k / G) * pi / (1 - p[:, None]))
-            adv = stabilised_advantage(rew, np.full((q, 1), k / G), eps)
-            _, g = grpo_surrogate(
-                task.ref_logits,
-                task.ref_logits,
-                task.ref_logits,
-                outcomes=outcomes,
-                weights=w,
-                advantages=adv,
-                beta=0.0,
-            )
+            g = gradient_at_ref(w, stabilised_advantage(rew, np.full((q, 1), k / G), eps))
             total += binom.pmf(k, G, p)[:, None] * g
         grad[name] = total
     exact = grad["exact"]

@@ -3,11 +3,12 @@
 
 Each :class:`Method` holds the pieces in which the methods differ: the advantage (its centring and its scaling, the
 advantage's normaliser), the importance-ratio granularity, the clip kind and its default range, where the KL sits and
-which estimator it uses, the length aggregation, and the TRL 1.16 trainer and ``GRPOConfig`` flags that select it.
-The categorical fields are enumerations; a string is converted when the record is made, and a value that is not one
-of them raises ValueError there. The advantage and the loss themselves are computed by
-:func:`grpo_nb.family.advantage` and :func:`grpo_nb.family.loss`, which read these records: adding a method is one
-record.
+which estimator it uses, the length aggregation, the TRL 1.16 trainer and ``GRPOConfig`` flags that select it, and
+what those flags leave out. The categorical fields are enumerations; a string is converted when the record is made,
+and a value that is not one of them raises ValueError there, as do flags TRL could not take and a note that would
+break the table it is printed in. The advantage and the loss themselves are computed by
+:func:`grpo_nb.family.advantage` and :func:`grpo_nb.family.loss`, and the chapters' tables print the records: adding
+a method is one record.
 
 Papers: GRPO (Shao et al. 2024, ``shao2024deepseekmath``; Mroueh 2025, Eq. 4), Dr. GRPO (Liu et al. 2025,
 ``liu2025drgrpo``), DAPO (Yu et al. 2025, ``yu2025dapo``), BNPO (TRL's ``loss_type="bnpo"``: the GRPO loss averaged
@@ -19,7 +20,7 @@ REINFORCE++ (Hu 2025, ``hu2025reinforcepp``).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 
 from grpo_nb.constants import (
@@ -148,6 +149,28 @@ def _flag(key: str, value: object) -> str:
     return f'{key}="{value}"' if isinstance(value, str) else f"{key}={value!r}"
 
 
+def _check_trl_flags(flags: object, trainer: TRLTrainer) -> tuple[tuple[str, object], ...]:
+    """``trl_flags`` as (name, value) pairs: each name a keyword of ``GRPOConfig`` (an identifier), each value a
+    string or a number, and flags only for TRL's ``GRPOTrainer``; ValueError naming the field and the value
+    otherwise."""
+    pairs = tuple(flags.items() if isinstance(flags, Mapping) else flags)
+    for pair in pairs:
+        key, value = pair if isinstance(pair, tuple | list) and len(pair) == 2 else (None, None)
+        if not (isinstance(key, str) and key.isidentifier()) or not isinstance(value, str | int | float):
+            raise ValueError(f"trl_flags={flags!r} is not valid; valid: (GRPOConfig keyword, str or number) pairs")
+    if pairs and trainer is not TRLTrainer.GRPO:
+        raise ValueError(f"trl_flags={flags!r} is not valid for trl_trainer={trainer.value!r}; valid: ()")
+    return tuple((key, value) for key, value in pairs)
+
+
+def _check_trl_note(note: object) -> str:
+    """``trl_note``: one line of Markdown for a table cell (no newline, no ``|``), "—" when there is nothing to add;
+    ValueError naming the field and the value otherwise."""
+    if not isinstance(note, str) or not note.strip() or "\n" in note or "|" in note:
+        raise ValueError(f"trl_note={note!r} is not valid; valid: one line of text without '|' ('—': nothing to add)")
+    return note
+
+
 @dataclass(frozen=True)
 class Method:
     """One method of the family: every field the advantage, the loss and the family tables read.
@@ -157,8 +180,10 @@ class Method:
     entry is the cap on the weight; for ``none`` both are inf); ``kl`` (:class:`KLPlacement`) and ``kl_estimator``
     (:class:`KLEstimator`); ``aggregation`` (:class:`Aggregation`); ``silent_groups`` (:class:`SilentGroups`);
     ``trl_trainer`` (:class:`TRLTrainer`) and ``trl_flags``, the ``GRPOConfig`` keyword arguments that select the
-    method in TRL 1.16, as (name, value) pairs in the order the book prints them (a mapping is accepted). A string is
-    converted to its enumeration here: ValueError naming the field, the value and the valid values otherwise.
+    method in TRL 1.16, as (name, value) pairs in the order the book prints them (a mapping is accepted), shown as
+    :attr:`trl`; ``trl_note`` (keyword only): what those flags leave out or do differently from the method's paper,
+    one line of Markdown ("—": nothing). A string is converted to its enumeration here, and every field is checked:
+    ValueError naming the field, the value and the valid values otherwise.
     """
 
     name: str
@@ -175,17 +200,18 @@ class Method:
     silent_groups: SilentGroups
     trl_trainer: TRLTrainer
     trl_flags: tuple[tuple[str, object], ...] = ()
+    trl_note: str = field(kw_only=True)
 
     def __post_init__(self) -> None:
-        for field, enum in _ENUM_FIELDS.items():
-            value = check_choice(field, getattr(self, field), tuple(member.value for member in enum))
-            object.__setattr__(self, field, enum(value))
+        for name, enum in _ENUM_FIELDS.items():
+            value = check_choice(name, getattr(self, name), tuple(member.value for member in enum))
+            object.__setattr__(self, name, enum(value))
         lo, hi = (float(check_clip_eps(c)) for c in self.clip_range)
         if self.clip is Clip.NONE and (lo, hi) != (float("inf"), float("inf")):
             raise ValueError(f"clip_range={self.clip_range!r} is not valid for clip='none'; valid: (inf, inf)")
         object.__setattr__(self, "clip_range", (lo, hi))
-        flags = self.trl_flags.items() if isinstance(self.trl_flags, Mapping) else self.trl_flags
-        object.__setattr__(self, "trl_flags", tuple((str(key), value) for key, value in flags))
+        object.__setattr__(self, "trl_flags", _check_trl_flags(self.trl_flags, self.trl_trainer))
+        _check_trl_note(self.trl_note)
 
     @property
     def trl_config(self) -> dict[str, object]:
@@ -203,32 +229,43 @@ class Method:
 
 _DEFAULT_CLIP = (CLIP_EPS, CLIP_EPS)
 _GRPO, _KEPT = TRLTrainer.GRPO, SilentGroups.KEPT
+# what TRL 1.16's flags of a row do not say (the GRPO family chapter checks the DAPO and KL notes against TRL's code)
+_RATIO_KL = r"no KL term unless `beta` > 0 (TRL's default is 0); with it, $k_3$ × ratio (`use_bias_correction_kl=True`)"
 METHODS: tuple[Method, ...] = (
     Method("grpo", "GRPO", "shao2024deepseekmath", Centring.GROUP, Scaling.GROUP_STD, Ratio.TOKEN, Clip.SYMMETRIC,
            _DEFAULT_CLIP, KLPlacement.LOSS, KLEstimator.K3, Aggregation.SEQUENCE_MEAN, _KEPT, _GRPO,
-           (("loss_type", "grpo"),)),
+           (("loss_type", "grpo"),), trl_note=_RATIO_KL),
     Method("dr_grpo", "Dr. GRPO", "liu2025drgrpo", Centring.GROUP, Scaling.NONE, Ratio.TOKEN, Clip.SYMMETRIC,
            _DEFAULT_CLIP, KLPlacement.LOSS, KLEstimator.K3, Aggregation.CONSTANT, _KEPT, _GRPO,
-           (("loss_type", "dr_grpo"), ("scale_rewards", "none"))),
+           (("loss_type", "dr_grpo"), ("scale_rewards", "none")), trl_note=_RATIO_KL),
     Method("dapo", "DAPO", "yu2025dapo", Centring.GROUP, Scaling.GROUP_STD, Ratio.TOKEN, Clip.CLIP_HIGHER,
            (CLIP_EPS, DAPO_CLIP_EPS_HIGH), KLPlacement.NONE, KLEstimator.K3, Aggregation.BATCH_TOKENS,
-           SilentGroups.DROPPED, _GRPO, (("loss_type", "dapo"), ("epsilon_high", DAPO_CLIP_EPS_HIGH), ("beta", 0))),
+           SilentGroups.DROPPED, _GRPO, (("loss_type", "dapo"), ("epsilon_high", DAPO_CLIP_EPS_HIGH), ("beta", 0)),
+           trl_note="no dynamic sampling: a silent group stays, with $A = 0$, and its tokens count in the normaliser; "
+           "DAPO's overlong filtering and punishment need `mask_truncated_completions=True` and a length reward of "
+           "their own"),
     Method("bnpo", "BNPO (TRL)", "vonwerra2020trl", Centring.GROUP, Scaling.GROUP_STD, Ratio.TOKEN, Clip.SYMMETRIC,
            _DEFAULT_CLIP, KLPlacement.LOSS, KLEstimator.K3, Aggregation.LOCAL_TOKENS, _KEPT, _GRPO,
-           (("loss_type", "bnpo"),)),
+           (("loss_type", "bnpo"),),
+           trl_note="a token mean over the local batch, not the Beta-density normalisation of the BNPO paper; "
+           + _RATIO_KL),
     Method("gspo", "GSPO", "zheng2025gspo", Centring.GROUP, Scaling.GROUP_STD, Ratio.SEQUENCE_MEAN, Clip.SYMMETRIC,
            (GSPO_CLIP_EPS, GSPO_CLIP_EPS_HIGH), KLPlacement.NONE, KLEstimator.K3, Aggregation.SEQUENCE_MEAN, _KEPT,
            _GRPO, (("importance_sampling_level", "sequence"), ("loss_type", "grpo"), ("epsilon", GSPO_CLIP_EPS),
-                  ("epsilon_high", GSPO_CLIP_EPS_HIGH))),
+                  ("epsilon_high", GSPO_CLIP_EPS_HIGH)),
+           trl_note=r"without the two `epsilon` flags the sequence ratio is clipped at TRL's default $0.2$"),
     Method("cispo", "CISPO", "minimax2025m1", Centring.GROUP, Scaling.GROUP_STD, Ratio.TOKEN, Clip.IS_WEIGHT,
            (CLIP_EPS, CISPO_WEIGHT_CAP), KLPlacement.NONE, KLEstimator.K3, Aggregation.BATCH_TOKENS, _KEPT, _GRPO,
-           (("loss_type", "cispo"), ("epsilon_high", CISPO_WEIGHT_CAP))),
+           (("loss_type", "cispo"), ("epsilon_high", CISPO_WEIGHT_CAP)), trl_note="—"),
     Method("rloo", "RLOO", "ahmadian2024back", Centring.LEAVE_ONE_OUT, Scaling.NONE, Ratio.SEQUENCE_SUM,
            Clip.SYMMETRIC, _DEFAULT_CLIP, KLPlacement.REWARD, KLEstimator.K1, Aggregation.SEQUENCE, _KEPT,
-           TRLTrainer.RLOO),
+           TRLTrainer.RLOO,
+           trl_note=r"its own trainer: $k_1$ of the whole answer in the reward, the answer's ratio clipped"),
     Method("reinforce_pp", "REINFORCE++", "hu2025reinforcepp", Centring.BATCH, Scaling.BATCH_STD, Ratio.TOKEN,
            Clip.SYMMETRIC, _DEFAULT_CLIP, KLPlacement.REWARD, KLEstimator.K1, Aggregation.BATCH_TOKENS,
-           SilentGroups.NONZERO, TRLTrainer.NONE),
+           SilentGroups.NONZERO, TRLTrainer.NONE,
+           trl_note="no flag; its paper's group variant, REINFORCE++-baseline, centres by the group mean instead, "
+           "so a silent group gets $A = 0$"),
 )  # fmt: skip
 METHOD_NAMES: tuple[str, ...] = tuple(m.name for m in METHODS)
 

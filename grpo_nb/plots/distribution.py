@@ -3,7 +3,7 @@ top answer's mass under the four clip modes, and the advantage's two signed part
 
 The tabular panels compute with :mod:`grpo_nb.tabular.distribution`, :mod:`grpo_nb.tabular.clip_bias` and the
 examples of :mod:`grpo_nb.tabular.examples`; the toy LM's panels draw the cached runs' numbers they are given (mode
-names as in :data:`grpo_nb.toylm.distribution_runs.CLIP_MODES`). :func:`draw_explorer` is the static twin of the
+names as in :data:`grpo_nb.tabular.clip_bias.CLIP_MODES`). :func:`draw_explorer` is the static twin of the
 chapter's browser figure, and what :mod:`grpo_nb.widgets.distribution` redraws at each slider move.
 """
 
@@ -27,7 +27,6 @@ from grpo_nb.tabular.examples import (
     CROSSOVER_REWARD,
     bandit_options,
 )
-from grpo_nb.toylm.distribution_runs import CLIP_MODES as TOY_CLIP_MODES
 
 __all__ = [
     "MODE_STYLES",
@@ -39,20 +38,20 @@ __all__ = [
 ]
 
 KS = np.arange(1, 257)
-#: Colour, line style and label of each clip mode, in every panel.
+#: Colour, line style and label of each clip mode (:data:`grpo_nb.tabular.clip_bias.CLIP_MODES`), in every panel.
 MODE_STYLES = {  # as the browser figure draws them (grpo_nb/browser/grpo_figures.js)
     "none": ("#222222", "-", "no clip"),
     "symmetric": ("#d62728", "--", "both sides (symmetric)"),
     "high_only": ("#2ca02c", ":", "upper clip only"),
     "low_only": ("#9467bd", "-.", "lower clip only"),
 }
-assert tuple(MODE_STYLES) == CLIP_MODES == tuple(TOY_CLIP_MODES)  # one order of the modes everywhere
 PART_STYLES = {"both": ("#1f77b4", "-"), "positive": ("#d2553f", "--"), "negative": ("#2ca02c", "-.")}
 PART_LABELS = {"both": "whole advantage", "positive": "successes' part only", "negative": "failures' part only"}
 
 
 def _mode_lines(ax: plt.Axes, values: Mapping[str, np.ndarray], *, label: bool = True) -> None:
-    for mode, (color, style, name) in MODE_STYLES.items():
+    for mode in CLIP_MODES:
+        color, style, name = MODE_STYLES[mode]
         y = np.asarray(values[mode])
         ax.plot(np.arange(y.size), y, color=color, linestyle=style, lw=1.8, label=name if label else None)
 

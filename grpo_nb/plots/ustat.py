@@ -46,6 +46,28 @@ def _legend_axis(ax) -> None:
     ax.axis("off")
 
 
+def _panel_grid(n_panels: int, row_height: float) -> tuple[Figure, np.ndarray]:
+    """A figure of ``n_panels`` panels two to a row, sharing their y axis, with at least one cell left for the legend;
+    its axes flattened."""
+    n_rows = (n_panels + 2) // 2
+    fig, axes = plt.subplots(n_rows, 2, figsize=(6.7, row_height * n_rows), layout="constrained", sharey=True)
+    return fig, np.atleast_1d(axes).ravel()
+
+
+def _finish_grid(fig: Figure, axes: np.ndarray, n_panels: int, *, ylabel: str, title: str) -> Figure:
+    """A :func:`_panel_grid` figure finished: ``ylabel`` on the left panels, the cells after the panels emptied, the
+    first panel's legend in the last cell, and ``title`` (if any) above."""
+    for ax in axes[::2]:
+        ax.set_ylabel(ylabel)
+    for ax in axes[n_panels:]:
+        _legend_axis(ax)
+    handles, names = axes[0].get_legend_handles_labels()
+    (axes[-1] if n_panels < axes.size else axes[0]).legend(handles, names, loc="center")
+    if title:
+        fig.suptitle(title)
+    return fig
+
+
 def plot_mse_curves(
     groups: np.ndarray, mc: MSEByEstimator, half_width: MSEByEstimator, *, exact: MSEByEstimator, title: str = ""
 ) -> Figure:
@@ -53,9 +75,7 @@ def plot_mse_curves(
     the exact MSE ``exact`` (lines), each {(bandit label, estimator): array over ``groups``}; one panel per label, two
     panels to a row, the legend in the grid's last cell."""
     labels = list(dict.fromkeys(lab for lab, _ in exact))
-    n_rows = (len(labels) + 2) // 2
-    fig, axes = plt.subplots(n_rows, 2, figsize=(6.7, 2.9 * n_rows), layout="constrained", sharey=True)
-    axes = np.atleast_1d(axes).ravel()
+    fig, axes = _panel_grid(len(labels), 2.9)
     for ax, lab in zip(axes, labels, strict=False):
         for est in ("vanilla", "grpo", "oracle"):
             c = _EST_COLORS[est]
@@ -75,15 +95,7 @@ def plot_mse_curves(
         ax.set_yscale("log")
         ax.set_xlabel(r"group size $G$")
         ax.set_title(f"${lab}$")
-    for ax in axes[::2]:
-        ax.set_ylabel(r"MSE $\mathbb{E}\,|\hat g - \nabla V|^2$")
-    for ax in axes[len(labels) :]:
-        _legend_axis(ax)
-    handles, names = axes[0].get_legend_handles_labels()
-    (axes[-1] if len(labels) < axes.size else axes[0]).legend(handles, names, loc="center")
-    if title:
-        fig.suptitle(title)
-    return fig
+    return _finish_grid(fig, axes, len(labels), ylabel=r"MSE $\mathbb{E}\,|\hat g - \nabla V|^2$", title=title)
 
 
 def plot_budget(fit: ScalingFit, title: str = "") -> Figure:
@@ -163,9 +175,7 @@ def plot_chain_comparison(
     """One panel per G: the finite-group law (mean, q10-q90 band), Algorithm 1 runs (``runs[G]``, shape
     (n+1, seeds): mean, q10-q90 of the seeds) and the recursion h (``recursion``, p_0..p_n)."""
     groups = list(laws)
-    n_rows = (len(groups) + 2) // 2
-    fig, axes = plt.subplots(n_rows, 2, figsize=(6.7, 2.6 * n_rows), layout="constrained", sharey=True)
-    axes = np.atleast_1d(axes).ravel()
+    fig, axes = _panel_grid(len(groups), 2.6)
     for ax, G in zip(axes, groups, strict=False):
         law, run = laws[G], runs[G]
         n = np.arange(law.mean.size)
@@ -177,15 +187,7 @@ def plot_chain_comparison(
         ax.plot(n, recursion, color="black", ls=":", lw=1.4, label=r"orbit of $h$")
         ax.set_title(f"$G = {G}$")
         ax.set_xlabel(r"iteration $n$")
-    for ax in axes[::2]:
-        ax.set_ylabel("success probability")
-    for ax in axes[len(groups) :]:
-        _legend_axis(ax)
-    handles, names = axes[0].get_legend_handles_labels()
-    (axes[-1] if len(groups) < axes.size else axes[0]).legend(handles, names, loc="center")
-    if title:
-        fig.suptitle(title)
-    return fig
+    return _finish_grid(fig, axes, len(groups), ylabel="success probability", title=title)
 
 
 def plot_zero_variance(

@@ -250,6 +250,14 @@ def _check_step(lr: object, mu: object) -> tuple[float, int]:
     return check_open_interval("lr", lr, lo=0.0, hi=math.inf), check_positive_int("mu", mu)
 
 
+def _check_vector(name: str, logits: object) -> np.ndarray:
+    """The logits of one policy, shape (K,) (:func:`grpo_nb.validation.check_logits`), errors naming ``name``."""
+    theta = check_logits(name, logits)
+    if theta.ndim != 1:
+        raise ValueError(f"{name} has shape {theta.shape}; valid shape is (K,)")
+    return theta
+
+
 def inner_updates(
     logits_old: object,
     answers: object,
@@ -317,9 +325,7 @@ def _check_reward(reward: object, n_answers: int) -> np.ndarray | None:
 def _expected_setup(logits, group_size, lr, mu, mode, clip_eps, reward_prob, reward, rule) -> tuple[np.ndarray, ...]:
     """(logits (K,), the new logits of every group (T, K), their probabilities (T,)); ``rule``: the part and
     advantage of :func:`advantage_part`."""
-    theta = check_logits("logits", logits)
-    if theta.ndim != 1:
-        raise ValueError(f"logits has shape {theta.shape}; valid shape is (K,)")
+    theta = _check_vector("logits", logits)
     group_size = check_positive_int("group_size", group_size, minimum=2)
     lr_value, mu = _check_step(lr, mu)
     low, high = clip_bounds(mode, clip_eps=clip_eps)
@@ -392,9 +398,7 @@ def expected_update_orbit(
     :func:`clipped_grpo_runs` follows in the mean over one step (not over many: the mean of a nonlinear update is
     not the update of the mean). Its logits, top mass (top = argmax(logits0)) and entropy per iteration; ``part`` and
     ``advantage`` as in :func:`advantage_part`."""
-    theta = check_logits("logits0", logits0)
-    if theta.ndim != 1:
-        raise ValueError(f"logits0 has shape {theta.shape}; valid shape is (K,)")
+    theta = _check_vector("logits0", logits0)
     n = check_positive_int("n", n, minimum=0)
     history = [theta]
     for _ in range(n):
@@ -429,9 +433,7 @@ def clipped_grpo_runs(
     verifiable ``reward[o]``), and sets theta to :func:`inner_updates` with the group advantage ("paper", its
     ``part``). One ``numpy.random.default_rng(seed)`` stream. Returns top_mass and entropy -sum_o pi(o) log pi(o)
     of shape (n_runs, n + 1), top = argmax(logits0)."""
-    theta = check_logits("logits0", logits0)
-    if theta.ndim != 1:
-        raise ValueError(f"logits0 has shape {theta.shape}; valid shape is (K,)")
+    theta = _check_vector("logits0", logits0)
     group_size = check_positive_int("group_size", group_size, minimum=2)
     lr_value, mu = _check_step(lr, mu)
     n, n_runs = check_positive_int("n", n, minimum=0), check_positive_int("n_runs", n_runs)

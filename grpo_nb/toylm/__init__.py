@@ -16,10 +16,14 @@ Needs torch (the rest of grpo_nb does not). Modules, each small:
                  ``pick_config`` chooses ``quick`` or ``full`` by it
 - ``report``     the per-prompt table and the prompts picked across regimes; ``__main__`` the command line
 - ``gpu_run``    the numbers of the GPU run (``tools/gpu_run.sh``) as the package ships them, or None before one
+- ``distribution_runs`` the answer distribution per seed under each clip mode and reward
+                 (``tools/distribution_runs.py``), and the record the package ships
+- ``records``    the JSON records the package ships under ``grpo_nb/data/`` (the GPU run's, the distribution runs'):
+                 read, and their header checked
 
 The same task trained by TRL's GRPOTrainer, and the ablation ladder from TRL's trainer to the theory, are
-:mod:`grpo_nb.trl_adapters` (needs ``trl``; it stands on this package, which imports it only inside the command line's
-``--trainer trl`` functions).
+:mod:`grpo_nb.trl_adapters` (needs ``trl``; it stands on this package, which never imports it), with its own command
+line, ``python -m grpo_nb.trl_adapters``.
 
 The parametric chapter's analyses (its runs' summaries, Theorem 5's per-step errors against |h'| along a run) are
 :mod:`grpo_nb.chapters.parametric_grpo`.
@@ -27,6 +31,7 @@ The parametric chapter's analyses (its runs' summaries, Theorem 5's per-step err
 
 from grpo_nb.toylm.configs import FULL, QUICK, BookTrainerConfig, ModelConfig, RunConfig, SFTConfig, TaskConfig
 from grpo_nb.toylm.cost import pick_config
+from grpo_nb.toylm.distribution_runs import load_distribution_runs
 from grpo_nb.toylm.experiment import (
     ExperimentResult,
     RunRecord,
@@ -48,6 +53,7 @@ __all__ = [
     "RunRecord",
     "SFTConfig",
     "TaskConfig",
+    "load_distribution_runs",
     "load_gpu_run",
     "pick_config",
     "prepare",

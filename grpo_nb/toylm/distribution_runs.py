@@ -7,8 +7,9 @@ prepare`), then every run of :func:`run_plan` from that pi_ref, run i with its o
 
 - ``exact``: the book trainer's exact estimator (Eq. 6 with every answer enumerated), the configuration's settings;
 - ``sampled/<mode>``: sampled groups (G answers per prompt, Schulman's k3 KL) with the four clip modes of
-  :data:`CLIP_MODES`: ``none``, ``symmetric`` (``clip_eps`` on both sides), ``high_only`` (the upper clip alone),
-  ``low_only`` (the lower clip alone), at the clip range :data:`CLIP_EPS`;
+  :data:`grpo_nb.tabular.clip_bias.CLIP_MODES`: ``none``, ``symmetric`` (``clip_eps`` on both sides), ``high_only``
+  (the upper clip alone), ``low_only`` (the lower clip alone), at the clip range :data:`CLIP_EPS`
+  (:func:`trainer_clip`);
 - ``random/<mode>``: the same four with Bernoulli(1/2) rewards drawn apart from the answers
   (``reward_signal="random"``).
 
@@ -21,27 +22,27 @@ the entropy and that mass.
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import replace
-from importlib import resources
 from pathlib import Path
 
 import numpy as np
 
+from grpo_nb.tabular.clip_bias import CLIP_MODES, clip_bounds
 from grpo_nb.tabular.entropy import policy_entropy
 from grpo_nb.toylm.configs import BookTrainerConfig, RunConfig
+from grpo_nb.toylm.records import check_header, load_record
 from grpo_nb.toylm.theory import table_expected_reward
 
 __all__ = [
     "CLIP_EPS",
-    "CLIP_MODES",
     "DISTRIBUTION_RUNS_FILE",
     "SCHEMA",
     "load_distribution_runs",
     "measure_seed",
     "run_plan",
     "summarize",
+    "trainer_clip",
     "validate_distribution_runs",
 ]
 
@@ -49,22 +50,27 @@ DISTRIBUTION_RUNS_FILE = "distribution_runs.json"  # under grpo_nb/data/
 SCHEMA = 1
 #: The clip range of the clipped runs (PPO's and TRL's default).
 CLIP_EPS = 0.2
-#: (clip_eps, clip_eps_high) of the book trainer per clip mode; inf removes that side's clip.
-CLIP_MODES: dict[str, tuple[float | None, float | None]] = {
-    "none": (None, None),
-    "symmetric": (CLIP_EPS, None),
-    "high_only": (math.inf, CLIP_EPS),
-    "low_only": (CLIP_EPS, math.inf),
-}
 SUMMARY_KEYS = ("p", "entropy_mean", "top_mass_mean", "entropy_final", "top_mass_final")
 TOP_KEYS = ("schema", "config", "clip_eps", "seeds", "runs", "machine", "versions", "date", "commit", "per_seed")
+
+
+def trainer_clip(mode: str, clip_eps: float = CLIP_EPS) -> tuple[float | None, float | None]:
+    """(clip_eps, clip_eps_high) of the book trainer (:class:`grpo_nb.toylm.configs.BookTrainerConfig`) for a clip
+    ``mode`` of :data:`grpo_nb.tabular.clip_bias.CLIP_MODES`: the mode's bounds
+    (:func:`grpo_nb.tabular.clip_bias.clip_bounds`), with no clip on either side as (None, None) and the same clip on
+    both as (clip_eps, None); inf removes one side's clip."""
+    low, high = clip_bounds(mode, clip_eps=clip_eps)
+    if low == high:
+        return (None, None) if low == math.inf else (low, None)
+    return low, high
 
 
 def run_plan(grpo: BookTrainerConfig) -> dict[str, BookTrainerConfig]:
     """The runs of one seed, by key (module docstring), from the configuration's GRPO settings ``grpo``."""
     plan = {"exact": replace(grpo, estimator="exact")}
     for signal, prefix in (("verifiable", "sampled"), ("random", "random")):
-        for mode, (low, high) in CLIP_MODES.items():
+        for mode in CLIP_MODES:
+            low, high = trainer_clip(mode)
             plan[f"{prefix}/{mode}"] = replace(
                 grpo, estimator="sampled", kl="k3", clip_eps=low, clip_eps_high=high, reward_signal=signal
             )
@@ -123,11 +129,7 @@ def measure_seed(cfg: RunConfig, seed: int) -> dict:
 
 def validate_distribution_runs(record: dict) -> dict:
     """``record`` if it has the schema of ``tools/distribution_runs.py``'s file, else ValueError naming the field."""
-    missing = [k for k in TOP_KEYS if k not in record]
-    if missing:
-        raise ValueError(f"distribution_runs record: missing field(s) {missing}; expected {list(TOP_KEYS)}")
-    if record["schema"] != SCHEMA:
-        raise ValueError(f"distribution_runs record: schema={record['schema']!r}, expected {SCHEMA}")
+    check_header(record, "distribution_runs", top_keys=TOP_KEYS, schema=SCHEMA)
     if [str(s) for s in record["seeds"]] != list(record["per_seed"]):
         raise ValueError(
             f"distribution_runs record: per_seed holds {list(record['per_seed'])}, seeds={record['seeds']}"
@@ -144,9 +146,4 @@ def validate_distribution_runs(record: dict) -> dict:
 
 def load_distribution_runs(path: str | Path | None = None) -> dict | None:
     """The cached record (validated), from ``path`` or the package's ``grpo_nb/data/``; None where none is cached."""
-    if path is not None:
-        return validate_distribution_runs(json.loads(Path(path).read_text()))
-    shipped = resources.files("grpo_nb") / "data" / DISTRIBUTION_RUNS_FILE
-    if not shipped.is_file():
-        return None
-    return validate_distribution_runs(json.loads(shipped.read_text()))
+    return load_record(path, DISTRIBUTION_RUNS_FILE, validate_distribution_runs)

@@ -19,9 +19,9 @@ The file's schema (``SCHEMA``), one record per run in ``runs``:
 
 from __future__ import annotations
 
-import json
-from importlib import resources
 from pathlib import Path
+
+from grpo_nb.toylm.records import check_header, load_record
 
 __all__ = ["GPU_RUN_FILE", "RUN_KEYS", "SCHEMA", "load_gpu_run", "validate_gpu_run"]
 
@@ -43,11 +43,7 @@ RUN_KEYS = (
 
 def validate_gpu_run(record: dict) -> dict:
     """``record`` if it has the schema above, else ValueError naming the first missing or wrong field."""
-    missing = [k for k in TOP_KEYS if k not in record]
-    if missing:
-        raise ValueError(f"gpu_run record: missing field(s) {missing}; expected {list(TOP_KEYS)}")
-    if record["schema"] != SCHEMA:
-        raise ValueError(f"gpu_run record: schema={record['schema']!r}, expected {SCHEMA}")
+    check_header(record, "gpu_run", top_keys=TOP_KEYS, schema=SCHEMA)
     failed_steps = record.get("failed_steps", [])
     if not isinstance(failed_steps, list) or not all(isinstance(line, str) for line in failed_steps):
         raise ValueError(f"gpu_run record: failed_steps={failed_steps!r}, expected a list of strings")
@@ -68,9 +64,4 @@ def validate_gpu_run(record: dict) -> dict:
 def load_gpu_run(path: str | Path | None = None) -> dict | None:
     """The GPU run's record (validated), from ``path`` or, by default, from the package's ``grpo_nb/data/``; ``None``
     where no GPU run has been made (the packaged file does not exist)."""
-    if path is not None:
-        return validate_gpu_run(json.loads(Path(path).read_text()))
-    shipped = resources.files("grpo_nb") / "data" / GPU_RUN_FILE
-    if not shipped.is_file():
-        return None
-    return validate_gpu_run(json.loads(shipped.read_text()))
+    return load_record(path, GPU_RUN_FILE, validate_gpu_run)

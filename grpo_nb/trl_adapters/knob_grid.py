@@ -30,8 +30,8 @@ import time
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
-from grpo_nb.trl_adapters.ladder import BETA, CLIP, LADDER, Rung, pool_runs, run_rung, theory_parameters
-from grpo_nb.trl_adapters.trainer import TRL_CONFIGS, TRLRun, TRLRunConfig, predictions, prepare_trl, versions
+from grpo_nb.trl_adapters.ladder import BETA, CLIP, LADDER, Rung, pool_runs, run_rung, run_summary, theory_parameters
+from grpo_nb.trl_adapters.trainer import TRL_CONFIGS, TRLRun, TRLRunConfig, predictions, prepare_trl
 
 __all__ = ["GRID", "GRID_CONFIGS", "GRID_SEEDS", "Cell", "merge_grids", "run_grid"]
 
@@ -144,23 +144,7 @@ def run_grid(
             | {"p_theory": theory.T.tolist(), "p_finite_group": finite.T.tolist()}
             | {"runs": sorted(runs[cell.key], key=lambda run: run["seed"])}
         )
-    from grpo_nb.trl_adapters.ladder import _hardware
-
-    return {
-        "trainer": "trl-knob-grid",
-        "config": cfg.name,
-        "trl_config": asdict(cfg) | {"runs": None},
-        "beta": BETA,
-        "clip_epsilon": CLIP,
-        "seeds": list(seeds),
-        "versions": versions(),
-        "hardware": _hardware(),
-        "sft_s": setup.sft_s,
-        "wall_s": time.perf_counter() - t0,
-        "p_ref": setup.p_ref.tolist(),
-        "prompts": list(setup.task.prompts_text),
-        "cells": out_cells,
-    }
+    return run_summary("trl-knob-grid", cfg, setup, t0=t0, settings={"seeds": list(seeds)}, cells=out_cells)
 
 
 def merge_grids(results: list[dict]) -> dict:

@@ -64,6 +64,7 @@ __all__ = [
     "pool_runs",
     "run_ladder",
     "run_rung",
+    "run_summary",
 ]
 
 BETA = 2.0  # the TRL chapter's beta = 2 run, whose anomaly the ladder explains
@@ -368,26 +369,36 @@ def run_ladder(
                 "runs": runs[rung.key],
             }
         )
-    return {
-        "trainer": "trl-ladder",
-        "config": cfg.name,
-        "trl_config": asdict(cfg) | {"runs": None},
-        "beta": BETA,
-        "clip_epsilon": CLIP,
-        "versions": versions(),
-        "hardware": _hardware(),
-        "sft_s": setup.sft_s,
-        "wall_s": time.perf_counter() - t0,
-        "p_ref": setup.p_ref.tolist(),
-        "prompts": list(setup.task.prompts_text),
-        "rungs": out_rungs,
-    }
+    return run_summary("trl-ladder", cfg, setup, t0=t0, rungs=out_rungs)
 
 
 def _hardware() -> str:
     from grpo_nb.toylm.device import describe
 
     return describe(torch.device("cpu"))
+
+
+def run_summary(
+    trainer: str, cfg: TRLRunConfig, setup: TRLSetup, *, t0: float, settings: dict | None = None, **entries: list
+) -> dict:
+    """The JSON summary of a run over rungs or cells (``"trainer"``: ``trainer``) from ``setup`` made at ``cfg``,
+    started at ``time.perf_counter()`` = ``t0``: the configuration, beta, the clip range and ``settings``, then the
+    versions, the hardware, the times, p_ref and the prompts, and last ``entries`` (``rungs=`` or ``cells=``)."""
+    return {
+        "trainer": trainer,
+        "config": cfg.name,
+        "trl_config": asdict(cfg) | {"runs": None},
+        "beta": BETA,
+        "clip_epsilon": CLIP,
+        **(settings or {}),
+        "versions": versions(),
+        "hardware": _hardware(),
+        "sft_s": setup.sft_s,
+        "wall_s": time.perf_counter() - t0,
+        "p_ref": setup.p_ref.tolist(),
+        "prompts": list(setup.task.prompts_text),
+        **entries,
+    }
 
 
 def pool_runs(results: list[dict], part: str, order: list[str], *, what: str) -> dict[str, dict]:

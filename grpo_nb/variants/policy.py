@@ -100,18 +100,9 @@ def policy_step(
     )
 
 
-def solve_policy_step(
-    pi_ref: object,
-    pi_prev: object,
-    reward: object,
-    beta: float,
-    eps: float,
-    *,
-    normalization: str = "mean_var",
-    alpha: float = 1.0,
-) -> np.ndarray:
-    """The same step maximised numerically by :func:`grpo_nb.tabular.solve_grpo_step`, without the closed form."""
-    return solve_grpo_step(pi_ref, pi_prev, reward, beta, eps, normalization=normalization, alpha=alpha)
+#: The same step maximised numerically, without the closed form: :func:`grpo_nb.tabular.solve_grpo_step` itself,
+#: whose ``normalization`` and ``alpha`` are the variant's.
+solve_policy_step = solve_grpo_step
 
 
 def policy_orbit(

@@ -6,22 +6,8 @@ itself (``html_extra_path`` in ``_config.yml``; no CDN): ``grpo_nb/browser/grpo_
 slider move, in the same logit coordinates as
 :mod:`grpo_nb.dynamics` (Thm 2: ``logit h(p) = logit p_ref + 1/(beta sqrt(p(1-p) + eps))``) and with the same
 monotone brackets for the fixed points. A chapter places a figure with ``<div data-grpo-figure="KIND" id=...>`` in a
-Markdown cell:
-
-================  ==============================================================  =====================================
-KIND              what it draws (sliders)                                         Python twin (:func:`reference`)
-================  ==============================================================  =====================================
-``map``           Fig. 2: h(p) against p, every fixed point (beta, p_ref, eps)    ``dynamics.logit_h``, ``fixed_points``
-``orbit``         Fig. 5: p_n against n, and its cobweb (beta, p_ref, eps, n)     ``dynamics.iterate_logit``
-``weights``       Eq. 4: omega^+_eps and omega^-_eps against p (eps)              ``weights.omega_plus``/``omega_minus``
-``bifurcation``   long-run logits over a beta grid, cobweb at one beta (p_ref,    ``dynamics.iterate_logit``
-                  eps, beta, n)
-``variant``       a GRPO variant's orbit and cobweb (beta, p_ref, eps, alpha, n,  ``variants.iterate_logit``,
-                  mean-only box)                                                  ``variants.Variant``
-``distribution``  pass@k against k before and after n exact steps, one prompt     ``tabular.distribution``,
-                  and the shared crossover example; the clip bandit's entropy     ``tabular.clip_bias``,
-                  per clip mode (beta, p_ref, n, clip, random-rewards box)        ``tabular.examples``
-================  ==============================================================  =====================================
+Markdown cell; the kinds, what each draws, its sliders, its page and its Python twins are the records of
+:data:`grpo_nb.browser.kinds.FIGURE_KINDS`, and :func:`reference` computes the numbers of each.
 
 In the page, ``window.grpoFigures[id].data`` holds the numbers a figure plots and the inputs it used;
 :func:`reference` recomputes them with :mod:`grpo_nb`, and ``tests/book/test_browser_figures.py`` compares the two
@@ -36,6 +22,7 @@ from pathlib import Path
 import numpy as np
 from scipy.special import expit, logit
 
+from grpo_nb.browser.kinds import figure_kind
 from grpo_nb.dynamics.fixed_points import fixed_points_grid
 from grpo_nb.dynamics.map import iterate_logit, log_abs_logit_map_slope, logit_h, logit_map
 from grpo_nb.tabular import examples
@@ -56,8 +43,8 @@ from grpo_nb.variants.variant import Variant
 from grpo_nb.weights import omega_minus, omega_plus
 
 __all__ = [
-    "KINDS",
     "MATH_SCRIPT",
+    "REFERENCES",
     "RTOL",
     "SCRIPT",
     "assert_logits_close",
@@ -70,7 +57,6 @@ BROWSER = Path(__file__).resolve().parents[2] / "grpo_nb" / "browser"
 SCRIPT = BROWSER / "grpo_figures.js"  # the drawing
 MATH_SCRIPT = BROWSER / "grpo_math.js"  # the numbers (window.GrpoMath; module.exports under node)
 RTOL = 1e-9  # relative to max(1, |logit|)
-KINDS = ("map", "orbit", "weights", "bifurcation", "variant", "distribution")
 
 
 def _fixed_points(p_ref: float, beta: float, eps: float, variant: Variant | None = None) -> dict[str, np.ndarray]:
@@ -80,46 +66,67 @@ def _fixed_points(p_ref: float, beta: float, eps: float, variant: Variant | None
 
 
 def reference(kind: str, data: dict) -> dict[str, np.ndarray | dict]:
-    """What grpo_nb computes for the inputs a browser figure used (``data`` as read from the page).
+    """What grpo_nb computes for the inputs a browser figure of ``kind`` used (``data`` as read from the page).
 
     ``data["params"]`` holds beta, p_ref, eps (and n; for ``variant`` also alpha and meanOnly); the grids (``p``,
     ``x``, ``betas``) are the figure's own. Returns arrays under the names the figure uses: ``logit_h``, ``z``,
     ``logit_gx``, ``omega_plus``, ``omega_minus``, ``limit`` (bifurcation: shape (len(betas), keep)), ``z_paper``
     (variant: Theorem 2's orbit beside it), and ``fixed_logits``/``fixed_slopes``; for ``distribution`` the names of
-    :func:`_distribution_reference`.
+    :func:`_distribution_reference`. Each kind of :data:`grpo_nb.browser.kinds.FIGURE_KINDS` has its function in
+    :data:`REFERENCES`.
     """
-    if kind not in KINDS:
-        raise ValueError(f"kind={kind!r} is not a browser figure; valid kinds are {', '.join(KINDS)}")
+    figure_kind(kind)  # ValueError naming the valid kinds for any other
+    eps = float(check_eps(data["params"]["eps"]))
+    return REFERENCES[kind](data, eps)
+
+
+def _p_ref_beta(data: dict) -> tuple[float, float]:
     par = data["params"]
-    eps = float(check_eps(par["eps"]))
-    if kind == "weights":
-        p = np.asarray(data["p"], dtype=float)
-        return {"omega_plus": omega_plus(p, eps), "omega_minus": omega_minus(p, eps)}
-    p_ref, beta = float(check_p_ref(par["p_ref"])), float(check_beta(par["beta"]))
-    if kind == "variant":
-        return _variant_reference(data, p_ref, beta, eps)
-    if kind == "distribution":
-        return _distribution_reference(data, p_ref, beta, eps)
+    return float(check_p_ref(par["p_ref"])), float(check_beta(par["beta"]))
+
+
+def _weights_reference(data: dict, eps: float) -> dict[str, np.ndarray]:
+    """The ``weights`` figure's numbers: Eq. 4's two weights on the figure's p grid."""
+    p = np.asarray(data["p"], dtype=float)
+    return {"omega_plus": omega_plus(p, eps), "omega_minus": omega_minus(p, eps)}
+
+
+def _map_reference(data: dict, eps: float) -> dict[str, np.ndarray]:
+    """The ``map`` figure's numbers: logit h on the figure's p grid and every fixed point."""
+    p_ref, beta = _p_ref_beta(data)
     out = _fixed_points(p_ref, beta, eps)
-    if kind == "map":
-        out["logit_h"] = logit_h(np.asarray(data["p"], dtype=float), p_ref, beta, eps)
-        return out
-    n = check_positive_int("n", int(par["n"]))
-    out["z"] = iterate_logit(p_ref, beta, eps, n=n)
+    out["logit_h"] = logit_h(np.asarray(data["p"], dtype=float), p_ref, beta, eps)
+    return out
+
+
+def _orbit_reference(data: dict, eps: float) -> dict[str, np.ndarray]:
+    """The ``orbit`` figure's numbers: Theorem 2's orbit, the map on the figure's grid (in p or in logit
+    coordinates) and every fixed point."""
+    p_ref, beta = _p_ref_beta(data)
+    out = _fixed_points(p_ref, beta, eps)
+    out["z"] = iterate_logit(p_ref, beta, eps, n=check_positive_int("n", int(data["params"]["n"])))
     x = np.asarray(data["x"], dtype=float)
     with np.errstate(divide="ignore"):  # the p grid holds 0 and 1 when eps > 0: logits -inf and +inf
         z_grid = logit(x) if data.get("coords") == "p" else x
     out["logit_gx"] = logit_map(z_grid, logit(p_ref), beta, eps)
-    if kind == "bifurcation":
-        transient, keep = check_positive_int("transient", data["transient"]), check_positive_int("keep", data["keep"])
-        betas = check_beta(data["betas"])
-        with np.errstate(over="ignore"):  # eps = 0: orbits may run off to logit +inf (p = 1)
-            out["limit"] = iterate_logit(p_ref, betas, eps, n=transient + keep)[transient + 1 :].T
     return out
 
 
-def _variant_reference(data: dict, p_ref: float, beta: float, eps: float) -> dict[str, np.ndarray]:
+def _bifurcation_reference(data: dict, eps: float) -> dict[str, np.ndarray]:
+    """The ``bifurcation`` figure's numbers: the orbit figure's at the beta picked, and the long-run logits
+    ``limit`` over the figure's beta grid."""
+    out = _orbit_reference(data, eps)
+    p_ref, _ = _p_ref_beta(data)
+    transient, keep = check_positive_int("transient", data["transient"]), check_positive_int("keep", data["keep"])
+    betas = check_beta(data["betas"])
+    with np.errstate(over="ignore"):  # eps = 0: orbits may run off to logit +inf (p = 1)
+        out["limit"] = iterate_logit(p_ref, betas, eps, n=transient + keep)[transient + 1 :].T
+    return out
+
+
+def _variant_reference(data: dict, eps: float) -> dict[str, np.ndarray]:
     """The ``variant`` figure's numbers: the variant's fixed points, orbit and map curve, and Theorem 2's orbit."""
+    p_ref, beta = _p_ref_beta(data)
     par = data["params"]
     variant = Variant("mean" if par["meanOnly"] else "mean_var", check_scalar("alpha", check_alpha(par["alpha"])))
     n = check_positive_int("n", int(par["n"]))
@@ -133,12 +140,13 @@ def _variant_reference(data: dict, p_ref: float, beta: float, eps: float) -> dic
     return out
 
 
-def _distribution_reference(data: dict, p_ref: float, beta: float, eps: float) -> dict[str, np.ndarray | dict]:
+def _distribution_reference(data: dict, eps: float) -> dict[str, np.ndarray | dict]:
     """The ``distribution`` figure's numbers at the figure's k (1..256): Theorem 2's orbit ``z`` from p_ref and
     ``p_n`` = expit(z_n); pass@k of one prompt before (p_ref) and after (p_n); the crossover example's success
     probabilities ``shared_p`` (n + 1, Q) of n shared exact steps and its prompt-averaged pass@k before and after;
     ``modes``: for each clip mode the clip bandit's expected-update orbit (``entropy``, ``top_mass``, ``logits``) at
     the clip range ``params["clip"]``, with Bernoulli(1/2) rewards when ``params["randomRewards"]``, else verifiable."""
+    p_ref, beta = _p_ref_beta(data)
     par = data["params"]
     n = check_positive_int("n", int(par["n"]))
     try:
@@ -164,6 +172,17 @@ def _distribution_reference(data: dict, p_ref: float, beta: float, eps: float) -
         trace = expected_update_orbit(np.log(examples.BANDIT_PI0), mode=mode, reward=reward, **bandit)
         out["modes"][mode] = {"entropy": trace.entropy, "top_mass": trace.top_mass, "logits": trace.logits}
     return out
+
+
+#: the reference of each kind of browser figure (:data:`grpo_nb.browser.kinds.KIND_NAMES`), by its name
+REFERENCES = {
+    "map": _map_reference,
+    "orbit": _orbit_reference,
+    "weights": _weights_reference,
+    "bifurcation": _bifurcation_reference,
+    "variant": _variant_reference,
+    "distribution": _distribution_reference,
+}
 
 
 def error_growth(

@@ -2,7 +2,7 @@
 
 The book is built once as the site is built, served from 127.0.0.1, and opened with Playwright driving the system
 ``chromium``; every request that does not go to that server is aborted, so the figures are shown to work offline.
-On each of the six pages with a browser figure:
+On each page with a browser figure (one per kind of :data:`grpo_nb.browser.kinds.FIGURE_KINDS`):
 
 - every slider on the page belongs to a browser figure, and moving it with the keyboard redraws the figure
   (no dead slider: the ipywidgets explorers are not rendered without a kernel);
@@ -25,11 +25,12 @@ import numpy as np
 import pytest
 from scipy.special import expit, logit
 
+from grpo_nb.browser.kinds import FIGURE_KINDS, KIND_NAMES
 from grpo_nb.dynamics.map import iterate_logit, logit_map
 from grpo_nb.tabular.distribution import pass_at_k
 from tests.book.browser_reference import (
-    KINDS,
     MATH_SCRIPT,
+    REFERENCES,
     RTOL,
     SCRIPT,
     assert_logits_close,
@@ -40,14 +41,7 @@ from tests.book.browser_reference import (
 from tests.book_layout import ROOT
 
 ARTIFACTS = ROOT / "tests" / "artifacts"
-FIGURES = {  # page -> (figure id, kind)
-    "book/policy_dynamics": ("fig2-browser", "map"),
-    "book/amplification": ("fig5-browser", "orbit"),
-    "book/stabilised_grpo": ("weights-browser", "weights"),
-    "book/hard_prompts": ("bifurcation-browser", "bifurcation"),
-    "book/variants": ("variants-browser", "variant"),
-    "book/distribution": ("distribution-browser", "distribution"),
-}
+FIGURES = {kind.page: (kind.figure_id, kind.name) for kind in FIGURE_KINDS}  # page -> (figure id, kind)
 # (p_ref, beta, eps) set with the sliders: the defaults of the chapters, the paper's "divergent" case, hard prompts,
 # the ends of the beta range, eps = 0, fixed points within 1e-300 of 1 (logit 6e3 and 3e5) and p_ref next to 1
 MAP_CASES = [
@@ -421,7 +415,12 @@ def test_reference_rejects_bad_input():
         reference("distribution", {"params": {**par, "n": 0}, "k": [1, 2]})
     with pytest.raises(ValueError, match="k="):
         reference("distribution", {"params": par, "k": [0, 1.5]})
-    assert set(KINDS) == {kind for _, kind in FIGURES.values()}
+
+
+def test_every_kind_of_the_registry_has_a_reference_and_a_page():
+    """A kind added to grpo_nb.browser.kinds without its reference here fails, and so does a stray reference."""
+    assert sorted(REFERENCES) == sorted(KIND_NAMES)
+    assert sorted(kind for _, kind in FIGURES.values()) == sorted(KIND_NAMES)
 
 
 def test_error_growth_is_bounded_for_an_attracting_cycle_and_explodes_in_chaos():

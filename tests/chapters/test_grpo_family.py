@@ -158,3 +158,32 @@ def test_the_advantage_rows_that_share_grpos_rule_say_so_by_their_records() -> N
     assert [m.name for m in same] == ["grpo", "dapo", "bnpo", "gspo", "cispo"]
     other = replace(family.method("gspo"), scaling="none")
     assert (other.centring, other.scaling) != (family.Centring.GROUP, family.Scaling.GROUP_STD)
+
+
+def test_one_new_record_is_a_row_of_every_family_table(monkeypatch) -> None:
+    """A method is one record: added to ``grpo_nb.family.METHODS`` with nothing else registered, it is a row of this
+    chapter's three tables (its advantage, its loss, its TRL flags and note) and of the cheat sheet's family table."""
+    from grpo_nb.chapters import cheat_sheet
+
+    new = family.Method(
+        "grpo_seq", "GRPO, sequence ratio", "zheng2025gspo", "group", "group_std", "sequence_sum", "clip_higher",
+        (0.1, 0.3), "loss", "k3", "sequence", "zero advantage, kept", "GRPOTrainer",
+        {"importance_sampling_level": "sequence", "epsilon": 0.1, "epsilon_high": 0.3},
+        trl_note="a product of token ratios, not GSPO's geometric mean",
+    )  # fmt: skip
+    monkeypatch.setattr(family, "METHODS", (*family.METHODS, new))
+    t = table.family_table()
+    grpo = family.advantage("grpo", table.EXAMPLE_REWARDS)[0]
+    assert t.table.rows[-1] == ["GRPO, sequence ratio", f"{grpo[0]:.3f} / {grpo[1]:.3f}", "group mean", "group std",
+                                "zero advantage, kept"]  # fmt: skip
+    assert t.loss_table.rows[-1] == ["GRPO, sequence ratio", "sequence (product)", r"$[1-\epsilon, 1+\epsilon_h]$",
+                                     "loss, $k_3$", "mean over answers"]  # fmt: skip
+    assert t.trl_table.rows[-1] == [
+        "GRPO, sequence ratio",
+        '`importance_sampling_level="sequence"`, `epsilon=0.1`, `epsilon_high=0.3`',
+        "a product of token ratios, not GSPO's geometric mean",
+    ]
+    assert t.success["grpo_seq"] == t.success["grpo"] and len(t.trl_table.rows) == len(family.METHOD_NAMES) + 1
+    row = cheat_sheet.family_rows().table.rows[-1]
+    assert row == ["GRPO, sequence ratio", f"{grpo[0]:.2f} / {grpo[1]:.2f}", "group mean", "group std", "answer",
+                   "$k_3$ in loss"]  # fmt: skip

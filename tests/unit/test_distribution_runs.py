@@ -13,14 +13,15 @@ import numpy as np
 import pytest
 from scipy.special import log_softmax
 
+from grpo_nb.tabular.clip_bias import CLIP_MODES
 from grpo_nb.toylm.configs import TINY
 from grpo_nb.toylm.distribution_runs import (
     CLIP_EPS,
-    CLIP_MODES,
     load_distribution_runs,
     measure_seed,
     run_plan,
     summarize,
+    trainer_clip,
     validate_distribution_runs,
 )
 from tests.book_layout import ROOT
@@ -34,6 +35,19 @@ def test_the_plan_has_the_exact_run_and_four_clip_modes_with_each_reward():
     assert (plan["random/low_only"].clip_eps, plan["random/low_only"].clip_eps_high) == (CLIP_EPS, math.inf)
     assert plan["random/none"].reward_signal == "random" and plan["sampled/none"].reward_signal == "verifiable"
     assert plan["sampled/none"].clip_eps is None
+
+
+def test_the_trainer_clips_each_mode_of_the_tabular_home_as_its_bounds_say():
+    """Each clip mode of grpo_nb.tabular.clip_bias (the one list of modes) as the book trainer's settings, and a mode
+    it does not have refused naming the valid ones."""
+    assert {mode: trainer_clip(mode, 0.3) for mode in CLIP_MODES} == {
+        "none": (None, None),
+        "symmetric": (0.3, None),
+        "high_only": (math.inf, 0.3),
+        "low_only": (0.3, math.inf),
+    }
+    with pytest.raises(ValueError, match="mode='both'"):
+        trainer_clip("both")
 
 
 def test_the_summary_is_that_of_the_tables():

@@ -91,18 +91,6 @@ def test_bad_input_raises_value_error_naming_it(call, word) -> None:
 
 # ---- one record per method ------------------------------------------------------------------------------------------
 
-#: The TRL column of the family table, as the book prints it.
-TRL_DISPLAY = {
-    "grpo": 'loss_type="grpo"',
-    "dr_grpo": 'loss_type="dr_grpo", scale_rewards="none"',
-    "dapo": 'loss_type="dapo", epsilon_high=0.28, beta=0',
-    "bnpo": 'loss_type="bnpo"',
-    "gspo": 'importance_sampling_level="sequence", loss_type="grpo", epsilon=0.0003, epsilon_high=0.0004',
-    "cispo": 'loss_type="cispo", epsilon_high=5.0',
-    "rloo": "RLOOTrainer",
-    "reinforce_pp": "",
-}
-
 
 def _new_method(**changes) -> family.Method:
     """A method outside the table, every field given, the categorical ones as strings (converted at creation)."""
@@ -121,6 +109,7 @@ def _new_method(**changes) -> family.Method:
         "silent_groups": "zero advantage, kept",
         "trl_trainer": "GRPOTrainer",
         "trl_flags": {"loss_type": "bnpo", "epsilon": 0.1, "epsilon_high": 0.3},
+        "trl_note": "the same loss as `bnpo` at another clip range",
     }
     return family.Method(**(fields | changes))
 
@@ -133,9 +122,13 @@ def _batch(seed: int = 5) -> tuple[np.ndarray, np.ndarray, dict]:
     return logp, rng.normal(size=4), kw
 
 
-def test_the_records_render_the_family_tables_trl_column() -> None:
-    assert {m.name: m.trl for m in family.METHODS} == TRL_DISPLAY
+def test_a_record_renders_its_trl_column_from_its_flags_or_its_trainer() -> None:
+    """What the family table prints in its TRL column is the record's: its flags, else its trainer, else nothing."""
+    assert family.method("dapo").trl == 'loss_type="dapo", epsilon_high=0.28, beta=0'
+    assert family.method("gspo").trl.endswith("epsilon=0.0003, epsilon_high=0.0004")
+    assert (family.method("rloo").trl, family.method("reinforce_pp").trl) == ("RLOOTrainer", "")
     assert family.method("dapo").trl_config == {"loss_type": "dapo", "epsilon_high": 0.28, "beta": 0}
+    assert all(m.trl_note for m in family.METHODS)
     assert family.method(family.method("gspo")) is family.method("gspo")
 
 
@@ -190,6 +183,29 @@ def test_an_unknown_value_of_each_enumerated_field_fails_at_creation(field: str,
     with pytest.raises(ValueError, match=rf"{field}='sideways' is not valid; valid values are .*'{re.escape(valid)}'"):
         _new_method(**{field: "sideways"})
     assert getattr(_new_method(**{field: valid}), field) is next(iter(enum))
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"trl_flags": {"loss type": "bnpo"}}, "trl_flags="),
+        ({"trl_flags": (("loss_type", None),)}, "trl_flags="),
+        ({"trl_flags": ("loss_type",)}, "trl_flags="),
+        ({"trl_trainer": "RLOOTrainer"}, "trl_trainer='RLOOTrainer'"),
+        ({"trl_note": ""}, "trl_note=''"),
+        ({"trl_note": "two\nlines"}, "trl_note="),
+        ({"trl_note": "a | b"}, "trl_note='a | b'"),
+        ({"trl_note": None}, "trl_note=None"),
+    ],
+)
+def test_trl_flags_trl_cannot_take_or_a_note_that_breaks_its_table_fail_at_creation(changes, message) -> None:
+    with pytest.raises(ValueError, match=re.escape(message)):
+        _new_method(**changes)
+    assert _new_method(trl_trainer="RLOOTrainer", trl_flags=()).trl == "RLOOTrainer"
+    with pytest.raises(TypeError, match="trl_note"):
+        family.Method(
+            *(getattr(family.method("grpo"), f) for f in family.Method.__dataclass_fields__ if f != "trl_note")
+        )
 
 
 def test_a_bad_clip_range_or_an_advantage_without_a_rule_fails() -> None:

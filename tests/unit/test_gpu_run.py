@@ -8,7 +8,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from grpo_nb.toylm import gpu_run
+from grpo_nb.toylm import records
 from grpo_nb.toylm.gpu_run import GPU_RUN_FILE, RUN_KEYS, SCHEMA, load_gpu_run, validate_gpu_run
 
 
@@ -103,7 +103,7 @@ def test_load_reads_and_validates_a_file(tmp_path):
 def test_load_without_a_packaged_file_is_none_and_with_one_is_the_record(tmp_path, monkeypatch):
     """The package's data folder stands in as tmp_path/data: empty, then holding the file."""
     (tmp_path / "data").mkdir()
-    monkeypatch.setattr(gpu_run, "resources", SimpleNamespace(files=lambda package: tmp_path))
+    monkeypatch.setattr(records, "resources", SimpleNamespace(files=lambda package: tmp_path))
     assert load_gpu_run() is None
     (tmp_path / "data" / GPU_RUN_FILE).write_text(json.dumps(a_record()))
     assert load_gpu_run() == a_record()

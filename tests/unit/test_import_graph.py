@@ -1,13 +1,16 @@
 """The package's import graph: no cycle, and no import from a lower layer to a higher one.
 
-Layers, bottom up: the math (every module outside the packages below), ``grpo_nb.plots`` (computes and draws a
-figure), ``grpo_nb.widgets`` (sliders around a figure), ``grpo_nb.chapters`` (a chapter's analyses). Every import
-counts, including those inside functions and under ``TYPE_CHECKING``: a function-local import hides a cycle, it does
-not break it.
-
-Within the math layer, ``grpo_nb.trl_adapters`` (the toy LM trained by TRL, which needs the ``trl`` extra) stands on
-``grpo_nb.toylm``: no ``toylm`` module imports it when it is imported, and only the command line
-(``grpo_nb.toylm.__main__``) imports it at all, inside the functions of ``--trainer trl`` (``STANDS_ON``).
+Every package of ``grpo_nb`` and every module at its top has a layer (:data:`LAYERS`, bottom up); a module imports
+only from its own layer or one below it, and a package or top-level module without a layer fails
+(:func:`unplaced`). The layers, from the bottom: the shared helpers (input checks, named values, tables) and the
+browser figures' list of kinds; the formulas every other module calls (Eq. 4's weights, the group advantages, the
+clipped term, the KL estimators); policies over outcomes and the success map h; the sympy derivations; the variants,
+the U-statistic of group size and the GRPO family; the book's toy-LM trainer; what stands on it (TRL's trainer on the
+same task, a small pretrained LM), each with its own command line; the figures; the sliders around them; the
+chapters' analyses. Every import counts, including those inside functions and under ``TYPE_CHECKING``: a
+function-local import hides a dependency, it does not remove it. Negative tests: synthetic upward imports (the
+toy-LM package importing TRL's adapters, a derivation importing the family, a formula importing a figure), a
+package without a layer and a cycle are found.
 """
 
 from __future__ import annotations
@@ -19,9 +22,20 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[2] / "grpo_nb"
-LAYERS = {"plots": 1, "widgets": 2, "chapters": 3}
-#: upper package -> (the package it stands on, the modules of that package that may import it inside a function)
-STANDS_ON = {"grpo_nb.trl_adapters": ("grpo_nb.toylm", {"grpo_nb.toylm.__main__"})}
+#: The layers of grpo_nb, bottom up: each package and top-level module by its name (``grpo_nb``: the package's own
+#: ``__init__``). A module may import from its own layer and the layers below it.
+LAYERS: tuple[frozenset[str], ...] = (
+    frozenset({"grpo_nb", "validation", "constants", "report", "browser"}),
+    frozenset({"weights", "advantage", "clipping", "kl"}),
+    frozenset({"tabular", "dynamics"}),
+    frozenset({"symbolic"}),
+    frozenset({"variants", "ustat", "family"}),
+    frozenset({"toylm"}),
+    frozenset({"trl_adapters", "smollm"}),
+    frozenset({"plots"}),
+    frozenset({"widgets"}),
+    frozenset({"chapters"}),
+)
 
 
 def module_name(path: Path) -> str:
@@ -41,18 +55,6 @@ def imported_modules(path: Path, known: set[str]) -> set[str]:
 def imported_modules_in(source: str, known: set[str]) -> set[str]:
     """The grpo_nb modules that Python ``source`` imports anywhere (see :func:`imported_modules`)."""
     return _imports(ast.walk(ast.parse(source)), known)
-
-
-def module_level_imports_in(source: str, known: set[str]) -> set[str]:
-    """The grpo_nb modules that Python ``source`` imports when it is imported: every import outside a function body
-    (class bodies and ``if`` blocks run at import, so they count)."""
-    nodes, stack = [], [ast.parse(source)]
-    while stack:
-        node = stack.pop()
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-            nodes.append(node)
-            stack.extend(ast.iter_child_nodes(node))
-    return _imports(nodes, known)
 
 
 def _imports(nodes: Iterable[ast.AST], known: set[str]) -> set[str]:
@@ -76,9 +78,35 @@ def import_graph() -> dict[str, set[str]]:
     return {name: imported_modules(path, known) - {name} for name, path in mods.items()}
 
 
-def layer(name: str) -> int:
+def top_level(name: str) -> str:
+    """The package or top-level module of grpo_nb that module ``name`` belongs to (``grpo_nb`` for the package's
+    ``__init__``)."""
     parts = name.split(".")
-    return LAYERS.get(parts[1], 0) if len(parts) > 1 else 0
+    return parts[1] if len(parts) > 1 else parts[0]
+
+
+def layer(name: str) -> int:
+    """The layer of module ``name`` (its index in :data:`LAYERS`); ValueError where its package has none."""
+    for index, members in enumerate(LAYERS):
+        if top_level(name) in members:
+            return index
+    raise ValueError(f"{name} is in {top_level(name)!r}, which has no layer in LAYERS; place it there")
+
+
+def unplaced(names: Iterable[str]) -> list[str]:
+    """The packages and top-level modules of ``names`` that no layer holds."""
+    placed = set().union(*LAYERS)
+    return sorted({top_level(name) for name in names} - placed)
+
+
+def upward_imports(graph: dict[str, set[str]]) -> list[str]:
+    """Every import in ``graph`` from a module to one of a higher layer, as "a (layer) imports b (layer)"."""
+    return [
+        f"{a} ({top_level(a)}, layer {layer(a)}) imports {b} ({top_level(b)}, layer {layer(b)})"
+        for a, deps in sorted(graph.items())
+        for b in sorted(deps)
+        if layer(b) > layer(a)
+    ]
 
 
 def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
@@ -114,67 +142,48 @@ def test_the_import_graph_has_no_cycle() -> None:
     assert find_cycle(without_packages(import_graph())) is None
 
 
+def test_every_package_and_top_level_module_has_a_layer() -> None:
+    names = set(modules())
+    assert unplaced(names) == []
+    assert sorted(set().union(*LAYERS) - {top_level(name) for name in names}) == [], "a layer names a missing package"
+
+
 def test_no_module_imports_from_a_higher_layer() -> None:
-    upward = [(a, b) for a, deps in import_graph().items() for b in deps if layer(b) > layer(a)]
-    assert upward == []
+    assert upward_imports(import_graph()) == []
 
 
-def in_package(name: str, package: str) -> bool:
-    return name == package or name.startswith(package + ".")
+@pytest.mark.parametrize(
+    ("importer", "imported"),
+    [
+        ("grpo_nb.toylm.__main__", "grpo_nb.trl_adapters.trainer"),  # the book's trainer reaching for TRL's
+        ("grpo_nb.symbolic.errata", "grpo_nb.family.loss"),  # a derivation reaching for the family
+        ("grpo_nb.dynamics.map", "grpo_nb.plots.dynamics"),  # a formula reaching for a figure
+        ("grpo_nb.validation", "grpo_nb.weights"),  # a shared helper reaching for a formula
+        ("grpo_nb.plots.distribution", "grpo_nb.chapters.distribution.toy_lm"),  # a figure reaching for a chapter
+    ],
+)
+def test_a_synthetic_upward_import_is_flagged(importer: str, imported: str) -> None:
+    (finding,) = upward_imports({importer: {imported}})
+    assert finding.startswith(f"{importer} (") and f"imports {imported} (" in finding
+    assert upward_imports({imported: {importer}}) == []  # the same edge downward is allowed
 
 
-def standing_findings(graph: dict[str, set[str]], eager: dict[str, set[str]]) -> list[str]:
-    """Imports that break ``STANDS_ON``: a module of the lower package importing the upper one when it is imported
-    (``eager``: module-level imports), or from a module not allowed to import it at all (``graph``: every import)."""
-    out = []
-    for upper, (lower, allowed) in STANDS_ON.items():
-        for name in sorted(graph):
-            if not in_package(name, lower):
-                continue
-            if any(in_package(dep, upper) for dep in eager.get(name, ())):
-                out.append(f"{name} imports {upper} at module level")
-            if name not in allowed and any(in_package(dep, upper) for dep in graph[name]):
-                out.append(f"{name} imports {upper}; only {sorted(allowed)} may, inside a function")
-    return out
+def test_imports_within_a_layer_pass_and_a_package_without_a_layer_fails() -> None:
+    assert upward_imports({"grpo_nb.advantage": {"grpo_nb.weights"}, "grpo_nb.ustat.x": {"grpo_nb.family.y"}}) == []
+    assert unplaced(["grpo_nb.dynamics.map", "grpo_nb.newpkg.core", "grpo_nb.loose"]) == ["loose", "newpkg"]
+    with pytest.raises(ValueError, match="'newpkg', which has no layer"):
+        upward_imports({"grpo_nb.newpkg.core": {"grpo_nb.dynamics.map"}})
 
 
-def test_the_trl_adapters_stand_on_toylm() -> None:
-    mods = modules()
-    known = set(mods)
-    eager = {name: module_level_imports_in(path.read_text(), known) - {name} for name, path in mods.items()}
-    assert standing_findings(import_graph(), eager) == []
-    assert any(in_package(dep, "grpo_nb.toylm") for dep in import_graph()["grpo_nb.trl_adapters.trainer"])
-
-
-def test_the_standing_rule_catches_an_eager_or_a_stray_import() -> None:
-    """Negative tests: toylm's CLI importing the adapters at module level, another toylm module importing them at
-    all; the CLI's import inside a function passes, and a function-local import is no module-level one."""
-    known = {"grpo_nb.trl_adapters.trainer", "grpo_nb.toylm.configs"}
-    lazy = "def main():\n    from grpo_nb.trl_adapters.trainer import TRL_CONFIGS\n"
-    eager = "from grpo_nb.trl_adapters.trainer import TRL_CONFIGS\n"
-    assert module_level_imports_in(lazy, known) == set() and imported_modules_in(lazy, known) == {
-        "grpo_nb.trl_adapters.trainer"
-    }
-    assert module_level_imports_in(eager, known) == {"grpo_nb.trl_adapters.trainer"}
-    cli, other = "grpo_nb.toylm.__main__", "grpo_nb.toylm.experiment"
-    sources = {cli: lazy, other: "import numpy\n"}
-    graph = {name: imported_modules_in(src, known) for name, src in sources.items()}
-    eager_graph = {name: module_level_imports_in(src, known) for name, src in sources.items()}
-    assert standing_findings(graph, eager_graph) == []
-    assert standing_findings({cli: {"grpo_nb.trl_adapters.trainer"}}, {cli: {"grpo_nb.trl_adapters.trainer"}}) == [
-        "grpo_nb.toylm.__main__ imports grpo_nb.trl_adapters at module level"
-    ]
-    (stray,) = standing_findings({other: {"grpo_nb.trl_adapters.trainer"}}, {other: set()})
-    assert stray.startswith("grpo_nb.toylm.experiment imports grpo_nb.trl_adapters; only ['grpo_nb.toylm.__main__']")
-
-
-def test_the_graph_checks_catch_a_cycle_and_an_upward_import() -> None:
-    """Negative tests: a two-module cycle and a math module importing a plot are found."""
+def test_the_graph_checks_catch_a_cycle_and_see_real_imports() -> None:
+    """Negative tests: a two-module cycle is found; the graph holds a real import, and the trainers' order."""
     assert find_cycle({"a": {"b"}, "b": {"a"}}) == ["a", "b", "a"]
     assert find_cycle({"a": {"b"}, "b": set()}) is None
     assert layer("grpo_nb.dynamics.map") < layer("grpo_nb.plots.dynamics") < layer("grpo_nb.widgets.dynamics")
-    known = set(modules())
-    assert "grpo_nb.dynamics.map" in imported_modules(PACKAGE / "dynamics" / "fixed_points.py", known)
+    assert layer("grpo_nb.toylm.grpo") < layer("grpo_nb.trl_adapters.trainer")
+    graph = import_graph()
+    assert "grpo_nb.dynamics.map" in graph["grpo_nb.dynamics.fixed_points"]
+    assert any(dep.startswith("grpo_nb.toylm.") for dep in graph["grpo_nb.trl_adapters.trainer"])
 
 
 @pytest.mark.parametrize("name", ["grpo_nb.toylm.configs", "grpo_nb.dynamics.fixed_points"])

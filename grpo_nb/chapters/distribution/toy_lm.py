@@ -21,8 +21,9 @@ from itertools import permutations
 import numpy as np
 
 from grpo_nb.report import Table
+from grpo_nb.tabular.clip_bias import CLIP_MODES
 from grpo_nb.tabular.distribution import pass_at_k
-from grpo_nb.toylm.distribution_runs import CLIP_MODES, load_distribution_runs
+from grpo_nb.toylm.distribution_runs import load_distribution_runs
 
 __all__ = [
     "EntropyOrder",
@@ -37,7 +38,6 @@ __all__ = [
 ]
 
 KS = (1, 4, 16, 64, 256)
-MODES = tuple(CLIP_MODES)
 TRL_RUNS = "trl_full.json"
 
 
@@ -119,14 +119,14 @@ class EntropyOrder:
 
 def entropy_order(record: dict, *, prefix: str = "sampled") -> EntropyOrder:
     """The prompt-averaged entropy of the policy at the last outer step of ``prefix``/<mode>, per seed."""
-    paths = {m: _per_seed(record, f"{prefix}/{m}", "entropy_mean") for m in MODES}
+    paths = {m: _per_seed(record, f"{prefix}/{m}", "entropy_mean") for m in CLIP_MODES}
     final = {m: path[:, -1] for m, path in paths.items()}
     start = float(paths["none"][:, 0].mean())
     above = _pairwise(final)
     n = len(record["per_seed"])
-    rows = [[m, final[m].mean(), final[m].min(), final[m].max()] for m in MODES]
+    rows = [[m, final[m].mean(), final[m].min(), final[m].max()] for m in CLIP_MODES]
     table = Table(["clip mode", "mean final entropy", "min over seeds", "max over seeds"], rows, fmt=".3f")
-    ranked = sorted(MODES, key=lambda m: -final[m].mean())
+    ranked = sorted(CLIP_MODES, key=lambda m: -final[m].mean())
     pairs = [[f"{a} > {b}", f"{above[a, b]} of {n}"] for i, a in enumerate(ranked) for b in ranked[i + 1 :]]
     pair_table = Table(["final entropy", "seeds where it holds"], pairs)
     mean_final = {m: float(v.mean()) for m, v in final.items()}
@@ -159,14 +159,16 @@ class TopMassChanges:
 def random_reward_top_mass(record: dict) -> TopMassChanges:
     """random/<mode> runs: top_mass_mean at the last step minus at pi_ref, per seed."""
     change, paths = {}, {}
-    for m in MODES:
+    for m in CLIP_MODES:
         top = _per_seed(record, f"random/{m}", "top_mass_mean")
         change[m], paths[m] = top[:, -1] - top[:, 0], top.mean(axis=0)
     n = len(record["per_seed"])
     mean = {m: float(v.mean()) for m, v in change.items()}
     se = {m: float(v.std(ddof=1) / np.sqrt(n)) for m, v in change.items()}
     above = _pairwise(change)
-    rows = [[m, f"{mean[m]:+.4f} ± {se[m]:.4f}", f"{above[m, 'none']} of {n}" if m != "none" else "—"] for m in MODES]
+    rows = [
+        [m, f"{mean[m]:+.4f} ± {se[m]:.4f}", f"{above[m, 'none']} of {n}" if m != "none" else "—"] for m in CLIP_MODES
+    ]
     headers = ["clip mode", "top-mass change (mean ± s.e.)", "seeds above no clip"]
     return TopMassChanges(Table(headers, rows), mean, se, above, n, paths, change)
 

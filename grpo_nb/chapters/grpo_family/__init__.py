@@ -42,7 +42,7 @@ from grpo_nb.chapters.grpo_family.kl_direction import (
     kl_estimators,
     kl_scope,
 )
-from grpo_nb.chapters.grpo_family.table import EXAMPLE_REWARDS, TRL_NOTES, FamilyTable, family_table
+from grpo_nb.chapters.grpo_family.table import EXAMPLE_REWARDS, FamilyTable, family_table
 from grpo_nb.chapters.grpo_family.tolerances import TOL, TOL_TRL
 from grpo_nb.chapters.grpo_family.trl_check import TRL_LOSS_CASES, TRL_REWARDS, TRLComparison, trl_comparison
 
@@ -55,7 +55,6 @@ __all__ = [
     "TOL",
     "TOL_TRL",
     "TRL_LOSS_CASES",
-    "TRL_NOTES",
     "TRL_REWARDS",
     "FamilyTable",
     "FiniteGroupClimbs",

@@ -1,8 +1,8 @@
 """Section "One table, every row computed" of the chapter "The GRPO family" (``book/grpo_family.md``).
 
 :func:`family_table`: the family's rows (:data:`grpo_nb.family.METHODS`) in three tables narrow enough for a phone
-(the advantage, the loss, TRL's flags with what they leave out, :data:`TRL_NOTES`), each advantage computed by
-:func:`grpo_nb.family.advantage`.
+(the advantage, the loss, TRL's flags with what they leave out: each record's ``trl`` and ``trl_note``), each
+advantage computed by :func:`grpo_nb.family.advantage` from the record.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import numpy as np
 from grpo_nb import family
 from grpo_nb.report import Table
 
-__all__ = ["EXAMPLE_REWARDS", "FamilyTable", "TRL_NOTES", "family_table"]
+__all__ = ["EXAMPLE_REWARDS", "FamilyTable", "family_table"]
 
 EXAMPLE_REWARDS = np.array([[1.0, 0.0, 0.0, 0.0]])  # one success in a group of four
 _NAMES = {"centring": {family.Centring.GROUP: "group mean", family.Centring.LEAVE_ONE_OUT: "mean of the other $G-1$",
@@ -31,21 +31,6 @@ _NAMES = {"centring": {family.Centring.GROUP: "group mean", family.Centring.LEAV
                           family.Aggregation.LOCAL_TOKENS: "batch token mean",
                           family.Aggregation.CONSTANT: r"sum$/(B L_{\max})$",
                           family.Aggregation.SEQUENCE: "mean over answers"}}  # fmt: skip
-_RATIO_KL = r"no KL term unless `beta` > 0 (TRL's default is 0); with it, $k_3$ × ratio (`use_bias_correction_kl=True`)"
-#: What TRL 1.16's flags of each row do not say, or do differently from the method's paper (the chapter checks the
-#: DAPO and KL entries against TRL's code, section "Checked against TRL's code").
-TRL_NOTES = {
-    "grpo": _RATIO_KL,
-    "dr_grpo": _RATIO_KL,
-    "dapo": "no dynamic sampling: a silent group stays, with $A = 0$, and its tokens count in the normaliser; DAPO's "
-    "overlong filtering and punishment need `mask_truncated_completions=True` and a length reward of their own",
-    "bnpo": "a token mean over the local batch, not the Beta-density normalisation of the BNPO paper; " + _RATIO_KL,
-    "gspo": r"without the two `epsilon` flags the sequence ratio is clipped at TRL's default $0.2$",
-    "cispo": "—",
-    "rloo": r"its own trainer: $k_1$ of the whole answer in the reward, the answer's ratio clipped",
-    "reinforce_pp": "no flag; its paper's group variant, REINFORCE++-baseline, centres by the group mean instead, "
-    "so a silent group gets $A = 0$",
-}
 
 
 def _kl(m: family.Method) -> str:
@@ -78,13 +63,13 @@ def family_table() -> FamilyTable:
     computed")."""
     rows, loss_rows, trl_rows, success, failure = [], [], [], {}, {}
     for m in family.METHODS:
-        a = family.advantage(m.name, EXAMPLE_REWARDS)[0]
+        a = family.advantage(m, EXAMPLE_REWARDS)[0]
         success[m.name], failure[m.name] = float(a[0]), float(a[1])
         rows.append([m.label, f"{a[0]:.3f} / {a[1]:.3f}", _NAMES["centring"][m.centring],
                      _NAMES["scaling"][m.scaling], m.silent_groups.value])  # fmt: skip
         loss_rows.append([m.label, _NAMES["ratio"][m.ratio], _NAMES["clip"][m.clip], _kl(m),
                           _NAMES["aggregation"][m.aggregation]])  # fmt: skip
-        trl_rows.append([m.label, _flags(m.trl), TRL_NOTES[m.name]])
+        trl_rows.append([m.label, _flags(m.trl), m.trl_note])
     headers = ["method", "$A$ success / failure", "baseline", "scale", "all-equal group"]
     loss_headers = ["method", "ratio", "clip", "KL", "aggregation"]
     trl_headers = ["method", "TRL 1.16", "what the flags leave out"]

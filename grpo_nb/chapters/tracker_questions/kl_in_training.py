@@ -26,7 +26,7 @@ import torch
 
 from grpo_nb.chapters.tracker_questions.kl_numerics import K3_BOUNDS, trl_config_fields, trl_kl_token_gradient
 from grpo_nb.kl import k3
-from grpo_nb.report import Table
+from grpo_nb.report import Table, Verdicts
 from grpo_nb.validation import check_choice
 
 if TYPE_CHECKING:
@@ -58,7 +58,7 @@ GROWTH_TOL = 0.1  # |measured exponent - stated| allowed (the O(lr^3) terms and 
 
 
 @dataclass(frozen=True)
-class EarlyKL:
+class EarlyKL(Verdicts):
     """Per learning rate (``learning_rates``, largest first): the KL TRL logged at its first training step
     (``first_step``), and after that step, on the probe's fixed batch, TRL's logged KL (``logged``) and the exact
     mean of k3 in float64 (``exact``); the exponent of the exact KL's growth between the two smallest learning rates,
@@ -71,10 +71,6 @@ class EarlyKL:
     exact: tuple[float, ...]
     growth_power: float
     verdicts: dict[str, bool]
-
-    @property
-    def holds(self) -> bool:
-        return all(self.verdicts.values())
 
     @property
     def table(self) -> Table:
@@ -144,7 +140,7 @@ GROWTH_SLOPE_TOL = 0.05
 
 
 @dataclass(frozen=True)
-class TokenGradients:
+class TokenGradients(Verdicts):
     """TRL's per-token gradient of its KL term at log-ratios ``d``, per flag (``gradient``); per flag, the slope of
     log|gradient| between the two d of :data:`GROWTH_D` against d (1 for e^d: ``exp_slope``) and against log d
     (1 for d: ``power_slope``); the verdicts against :data:`TOKEN_GRADIENT_GROWTH`."""
@@ -154,10 +150,6 @@ class TokenGradients:
     exp_slope: dict[bool, float]
     power_slope: dict[bool, float]
     verdicts: dict[bool, bool]
-
-    @property
-    def holds(self) -> bool:
-        return all(self.verdicts.values())
 
     @property
     def table(self) -> Table:

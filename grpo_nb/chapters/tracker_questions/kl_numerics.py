@@ -30,7 +30,7 @@ import numpy as np
 import torch
 
 from grpo_nb.kl import k3
-from grpo_nb.report import Table, bound
+from grpo_nb.report import Table, Verdicts, bound
 from grpo_nb.validation import check_positive_int
 
 if TYPE_CHECKING:
@@ -94,11 +94,16 @@ NEGATIVE_VALUES: dict[str, bool] = {"trl": True, "expm1": False, "exact": False}
 MEDIAN_ERROR: dict[float, tuple[float, float]] = {1e-2: (0.0, 0.01), 1e-3: (0.02, 0.3), 1e-4: (0.9, np.inf)}
 
 
+def _float32_logp(rng: np.random.Generator, n: int) -> torch.Tensor:
+    """``n`` float32 log-probabilities uniform in [-3, 0], drawn from ``rng``."""
+    return torch.tensor(-3 * rng.random(n), dtype=torch.float32)
+
+
 def _float32_sample(scale: float, n: int, seed: int) -> tuple[torch.Tensor, torch.Tensor]:
     """``n`` float32 log-probabilities in [-3, 0] and references log pi + d, d = scale x U(0.5, 1.5) x a random sign
     (the sample of :func:`grpo_nb.chapters.trl_grpo.k3_numerics.gradient_error`, same seed, same values)."""
     rng = np.random.default_rng(seed)
-    logp = torch.tensor(-3 * rng.random(n), dtype=torch.float32)
+    logp = _float32_logp(rng, n)
     d_target = scale * rng.uniform(0.5, 1.5, n) * rng.choice([-1.0, 1.0], n)
     return logp, logp + torch.tensor(d_target, dtype=torch.float32)
 
@@ -126,16 +131,12 @@ class K3Scale:
 
 
 @dataclass(frozen=True)
-class K3Numerics:
+class K3Numerics(Verdicts):
     """:func:`k3_numerics`: one :class:`K3Scale` per scale, the verdict of each statement (``verdicts``) and ``holds``
     (all of them)."""
 
     rows: tuple[K3Scale, ...]
     verdicts: dict[str, bool]
-
-    @property
-    def holds(self) -> bool:
-        return all(self.verdicts.values())
 
     @property
     def table(self) -> Table:
@@ -249,8 +250,7 @@ def _trl_k3_errors(d_target: np.ndarray, seed: int) -> tuple[np.ndarray, np.ndar
     the absolute error against k3 in float64 at that d (:func:`grpo_nb.kl.k3`) and the exact value."""
     from grpo_nb.trl_adapters.ladder import k3_per_token
 
-    rng = np.random.default_rng(seed)
-    logp = torch.tensor(-3 * rng.random(d_target.size), dtype=torch.float32)
+    logp = _float32_logp(np.random.default_rng(seed), d_target.size)
     ref = logp + torch.tensor(d_target, dtype=torch.float32)
     d = (ref - logp).double().numpy()
     exact = k3(np.zeros(d.size), d)
@@ -275,7 +275,7 @@ class K3LargeDRow:
 
 
 @dataclass(frozen=True)
-class K3LargeD:
+class K3LargeD(Verdicts):
     """:func:`k3_large_d`: the largest error on |d| <= ``rounding_max_d`` (``small_max_error``), one
     :class:`K3LargeDRow` per scale of :data:`LARGE_D`, the slope of log(largest error, d > 0) against d between the
     first and the last scale (``growth_slope``), the largest error over the size of k3's terms on every value
@@ -286,10 +286,6 @@ class K3LargeD:
     growth_slope: float
     terms_ratio: float
     verdicts: dict[str, bool]
-
-    @property
-    def holds(self) -> bool:
-        return all(self.verdicts.values())
 
     @property
     def table(self) -> Table:
@@ -376,15 +372,21 @@ def trl_loss_on(
         trainer.loss_type, trainer.args.use_bias_correction_kl = saved
 
 
-def _token_cells(probe: Probe, logp: object, ref_logp: object) -> tuple[np.ndarray, np.ndarray, torch.Tensor]:
-    """(logp, ref_logp) as flat float arrays of one size and the probe's first that many completion cells (rows,
-    columns); ValueError for shapes that differ or more tokens than the probe's batch holds."""
+def _flat_pair(logp: object, ref_logp: object) -> tuple[np.ndarray, np.ndarray]:
+    """(logp, ref_logp) as flat float arrays of one size >= 1; ValueError for shapes that differ or no value."""
     logp = np.asarray(logp, dtype=float).ravel()
     ref_logp = np.asarray(ref_logp, dtype=float).ravel()
     if logp.shape != ref_logp.shape or logp.size == 0:
         raise ValueError(
             f"logp and ref_logp have shapes {logp.shape} and {ref_logp.shape}; valid: one shape, size >= 1"
         )
+    return logp, ref_logp
+
+
+def _token_cells(probe: Probe, logp: object, ref_logp: object) -> tuple[np.ndarray, np.ndarray, torch.Tensor]:
+    """(logp, ref_logp) as flat float arrays of one size (:func:`_flat_pair`) and the probe's first that many
+    completion cells (rows, columns); ValueError for more tokens than the probe's batch holds."""
+    logp, ref_logp = _flat_pair(logp, ref_logp)
     cells = torch.nonzero(probe.inputs["completion_mask"], as_tuple=False)
     if logp.size > len(cells):
         raise ValueError(f"len(logp)={logp.size} is out of range; valid: 1 to {len(cells)} (the probe's tokens)")
@@ -420,11 +422,7 @@ def trl_k3_logged(probe: Probe, logp: object, ref_logp: object) -> np.ndarray:
     """TRL's per-token k3 as its loss computes and logs it (``use_bias_correction_kl`` off: the bare k3), one token at
     a time: each (log pi, log pi_ref) pair of ``logp``, ``ref_logp`` (float32 values) on the probe's first completion
     token, the only one in the mask, and the ``kl`` TRL logs (:func:`trl_loss_on`), which is then that token's k3."""
-    logp, ref_logp = np.asarray(logp, dtype=float).ravel(), np.asarray(ref_logp, dtype=float).ravel()
-    if logp.shape != ref_logp.shape or logp.size == 0:
-        raise ValueError(
-            f"logp and ref_logp have shapes {logp.shape} and {ref_logp.shape}; valid: one shape, size >= 1"
-        )
+    logp, ref_logp = _flat_pair(logp, ref_logp)
     i, j = (int(x) for x in torch.nonzero(probe.inputs["completion_mask"], as_tuple=False)[0])
     mask = torch.zeros_like(probe.inputs["completion_mask"])
     mask[i, j] = 1

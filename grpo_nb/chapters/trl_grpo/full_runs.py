@@ -3,7 +3,7 @@ runs (``grpo_nb/data/trl_full.json``), read by :func:`load_result` and shown by 
 :func:`trajectories`, :func:`prediction_gaps`, :func:`gap_difference` and :func:`amplification_facts`; their wall
 times (the section's run details, "time and hardware") by :func:`timing_table`.
 
-The JSON of ``python -m grpo_nb.toylm --trainer trl`` holds, per prompt and outer step n, the measured p_n, the
+The JSON of ``python -m grpo_nb.trl_adapters`` holds, per prompt and outer step n, the measured p_n, the
 infinite-G recursion h^n(p_ref) at TRL's effective beta (``p_theory``), the finite-group chain's mean
 (``p_finite_group``) and the successes k_n in the prompt's group of G answers (``group_successes``).
 """
@@ -30,6 +30,7 @@ __all__ = [
     "amplification_facts",
     "gap_difference",
     "load_result",
+    "load_summary",
     "per_prompt_table",
     "prediction_gaps",
     "run_label",
@@ -47,6 +48,17 @@ def load_result(path: str | Path) -> dict:
     if not shipped.is_file():
         raise ValueError(f"path={str(path)!r} is neither a file nor one of grpo_nb/data/'s cached runs")
     return json.loads(shipped.read_text())
+
+
+def load_summary(path: str | Path, trainer: str, *, what: str, flag: str) -> dict:
+    """:func:`load_result` of ``path``, which must be the summary that ``trainer`` writes (its ``"trainer"`` field):
+    ValueError naming ``what`` it should be and the command line's ``flag`` that writes it otherwise."""
+    result = load_result(path)
+    if result.get("trainer") != trainer:
+        raise ValueError(
+            f"path={path!r} is not a {what} summary; valid: the output of python -m grpo_nb.trl_adapters {flag}"
+        )
+    return result
 
 
 def run_label(key: str) -> str:

@@ -1,6 +1,6 @@
 """Section "What breaks amplification, one knob at a time" of the TRL chapter: the knob grid's cached runs.
 
-Reads the JSON that ``python -m grpo_nb.toylm --trainer trl --grid grid`` writes (:mod:`grpo_nb.trl_adapters.knob_grid`;
+Reads the JSON that ``python -m grpo_nb.trl_adapters --grid grid`` writes (:mod:`grpo_nb.trl_adapters.knob_grid`;
 the shipped copy is ``grpo_nb/data/trl_knob_grid.json``). Per cell and seed it counts the prompts that end below
 p_ref after the last outer step (``ended``) and those whose p falls below p_ref at some step (``dipped``: Theorem 3
 speaks of every step), and the median over prompts of the worst gap max_n |p_n - h^n(p_ref)|.
@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from grpo_nb.chapters.trl_grpo.full_runs import load_result
+from grpo_nb.chapters.trl_grpo.full_runs import load_summary
 from grpo_nb.report import Table
 from grpo_nb.validation import check_choice
 
@@ -57,10 +57,7 @@ Z = 2.0
 
 def load_grid(path: str = "trl_knob_grid.json") -> dict:
     """The grid's JSON summary: a file, or the name of one that ships in ``grpo_nb/data/``."""
-    result = load_result(path)
-    if result.get("trainer") != "trl-knob-grid":
-        raise ValueError(f"path={path!r} is not a knob-grid summary; valid: the output of --trainer trl --grid")
-    return result
+    return load_summary(path, "trl-knob-grid", what="knob-grid", flag="--grid")
 
 
 def _cell(result: dict, key: str) -> dict:

@@ -146,6 +146,16 @@ def book_delta_ratio(ratio: np.ndarray, delta: float | None) -> np.ndarray:
     return ratio if delta is None else np.minimum(ratio, delta)
 
 
+def _ratio_draw(probe: Probe, *, seed: int, width: float) -> tuple[torch.Tensor, torch.Tensor]:
+    """Log-ratios u ~ U(-width/2, width/2) per token (B, T) and advantages ~ N(0, 1) per completion (B,), drawn in
+    that order from one torch generator seeded ``seed`` on the probe's device."""
+    dev = probe.logp.device
+    gen = torch.Generator(device=dev).manual_seed(seed)
+    b, t = probe.logp.shape
+    u = (torch.rand(b, t, generator=gen, device=dev) - 0.5) * width
+    return u, torch.randn(b, generator=gen, device=dev)
+
+
 def clip_check(
     probe: Probe, clip_eps: float, clip_eps_high: float | None = None, *, delta: float | None = None
 ) -> float:
@@ -156,11 +166,8 @@ def clip_check(
     The book: -mean of :func:`book_clipped_term` with the same two clip ranges, at the ratio capped by
     :func:`book_delta_ratio` (for ``delta`` >= 1 + ``clip_eps_high``, where capping the unclipped term's ratio is
     capping the ratio)."""
-    dev = probe.logp.device
-    gen = torch.Generator(device=dev).manual_seed(1)
     b, t = probe.logp.shape
-    u = (torch.rand(b, t, generator=gen, device=dev) - 0.5) * 1.4
-    adv = torch.randn(b, generator=gen, device=dev)
+    u, adv = _ratio_draw(probe, seed=1, width=1.4)
     trainer = probe.trainer
     trainer.loss_type = "bnpo"
     trainer.epsilon_low = clip_eps
@@ -182,11 +189,8 @@ def sequence_ratio_check(probe: Probe, level: str = "sequence") -> float:
     The book: the ratio exp(:func:`book_log_ratio`), token level one per token, sequence level (GSPO) one per
     completion, shared by its tokens."""
     check_choice("level", level, ("token", "sequence"))
-    dev = probe.logp.device
-    gen = torch.Generator(device=dev).manual_seed(2)
-    b, t = probe.logp.shape
-    u = (torch.rand(b, t, generator=gen, device=dev) - 0.5) * 0.6
-    adv = torch.randn(b, generator=gen, device=dev)
+    t = probe.logp.shape[1]
+    u, adv = _ratio_draw(probe, seed=2, width=0.6)
     trainer = probe.trainer
     trainer.loss_type, trainer.importance_sampling_level = "bnpo", level
     trainer.epsilon_low = trainer.epsilon_high = 1e3

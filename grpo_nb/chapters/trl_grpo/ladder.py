@@ -1,6 +1,6 @@
 """Section "Why TRL leaves the recursion" of the TRL chapter: the ablation ladder's cached runs, summarised.
 
-Reads the JSON that ``python -m grpo_nb.toylm --trainer trl --ladder full`` writes
+Reads the JSON that ``python -m grpo_nb.trl_adapters --ladder full`` writes
 (:mod:`grpo_nb.trl_adapters.ladder`; the shipped copy is ``grpo_nb/data/trl_ladder.json``) and computes, per rung and
 seed, what the section states: how many prompts end below p_ref, the median and largest (over prompts) worst gap
 max_n |p_n - prediction_n| to the finite-group chain's mean and to the recursion h^n, and the inner losses. Across
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from grpo_nb.chapters.trl_grpo.full_runs import load_result
+from grpo_nb.chapters.trl_grpo.full_runs import load_summary
 from grpo_nb.report import Table
 from grpo_nb.validation import check_choice
 
@@ -43,10 +43,7 @@ __all__ = [
 
 def load_ladder(path: str = "trl_ladder.json") -> dict:
     """The ladder's JSON summary: a file, or the name of one that ships in ``grpo_nb/data/``."""
-    result = load_result(path)
-    if result.get("trainer") != "trl-ladder":
-        raise ValueError(f"path={path!r} is not a ladder summary; valid: the output of --trainer trl --ladder")
-    return result
+    return load_summary(path, "trl-ladder", what="ladder", flag="--ladder")
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,7 @@ from tests.book_layout import ROOT  # noqa: E402
 CACHED_GRID = ROOT / "grpo_nb" / "data" / "trl_knob_grid.json"
 KNOBS = [f.name for f in fields(tl.Rung) if f.name not in ("key", "change")]
 ENV = os.environ | {"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
-BASE = [sys.executable, "-m", "grpo_nb.toylm", "--trainer", "trl", "--no-progress"]
+BASE = [sys.executable, "-m", "grpo_nb.trl_adapters", "--no-progress"]
 
 
 def _cli(*args: str) -> None:

@@ -38,7 +38,7 @@ def tiny_ladder(tmp_path_factory):
     halves joined by ``--merge``."""
     out = tmp_path_factory.mktemp("ladder")
     env = os.environ | {"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
-    base = [sys.executable, "-m", "grpo_nb.toylm", "--trainer", "trl", "--no-progress"]
+    base = [sys.executable, "-m", "grpo_nb.trl_adapters", "--no-progress"]
     for name, extra in (("all", []), ("a", ["--seeds", "0", "1"]), ("b", ["--seeds", "2"])):
         cmd = [*base, "--ladder", "tiny", *extra, "--out", str(out / f"{name}.json")]
         proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
