@@ -23,8 +23,8 @@ from tests.book_layout import ROOT
 # the trl extra's packages and the Hugging Face libraries they bring, as requirements.txt lists them
 TRL_STACK = ("trl", "transformers", "accelerate", "datasets", "tokenizers", "safetensors", "huggingface_hub")
 TRL_NOTE = (
-    "# This chapter runs TRL, which Colab lacks: grpo_nb's `trl` extra installs it, at the versions pyproject.toml"
-    " pins.\n"
+    "# This chapter needs Hugging Face's TRL or transformers: grpo_nb's `trl` extra installs them where Colab lacks"
+    " them,\n# within the ranges pyproject.toml allows.\n"
 )
 _TRL_EDITS = (  # (the intro's text, the same text with the trl extra)
     ("never touches Colab's torch.\n", "never touches Colab's torch.\n" + TRL_NOTE),

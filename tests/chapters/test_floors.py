@@ -1,9 +1,10 @@
 """The book runs at the lowest versions grpo_nb allows, not only at the versions requirements.txt pins.
 
-``pyproject.toml`` declares a floor for each core dependency (``numpy>=2.0``, ...), and ``constraints-floors.txt``
-pins each at that floor, with the ``trl`` extra's pins (``tests/unit/test_floors_file.py``). Here pip builds a
-virtualenv from that file, ``grpo_nb[trl]`` (non-editable), this environment's torch and the tools that run a
-chapter (``tests/chapters/floors_venv.py``); it must install exactly the floors, with no broken requirement.
+``pyproject.toml`` declares a floor for each core dependency (``numpy>=2.0``, ...) and a range for each package of
+the ``trl`` extra (``trl>=1.16.0,<1.17``, ...), and ``constraints-floors.txt`` pins each at its floor, the lower end
+of the range (``tests/unit/test_floors_file.py``). Here pip builds a virtualenv from that file, ``grpo_nb[trl]``
+(non-editable), this environment's torch and the tools that run a chapter (``tests/chapters/floors_venv.py``); it
+must install exactly the floors, with no broken requirement.
 
 The chapters themselves run there: the runs alone on a simulated other machine (``test_chapters_alone.py``) and at
 other seeds (``test_chapter_seeds*.py``) use this virtualenv's python for nbval and the kernel, so that one run of a
