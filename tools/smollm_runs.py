@@ -23,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from grpo_nb.smollm.record import RECORD_PATH, validate_record  # noqa: E402
+from grpo_nb.smollm.record import RECORD_PATH, annotate, validate_record  # noqa: E402
 from grpo_nb.smollm.runs import QUICK, TINY, measure_seed  # noqa: E402
 from tools.distribution_runs import git_commit, machine, parse_seeds, versions  # noqa: E402
 
@@ -68,6 +68,7 @@ def main(argv: list[str] | None = None) -> int:
         "commit": git_commit(),
         "seeds": per_seed,
     }
+    record = annotate(record)
     validate_record(record)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(record, separators=(",", ":")) + "\n")

@@ -1,7 +1,9 @@
 """The cached GRPO runs of SmolLM2 (``grpo_nb/data/smollm_runs.json``, written by ``tools/smollm_runs.py``) and
 their comparison with the success recursion, prompt by prompt.
 
-For every seed and outer step n the record holds each prompt's exact p_n. Three predictions of p_n:
+For every seed and outer step n the record holds each prompt's exact p_n, Theorem 2's prediction of it from the
+measured p_{n-1} and the run's worst gap to that prediction (checked against the stored p when read). Three
+predictions of p_n:
 
 - ``from_previous``: Theorem 2's map from the *measured* p_{n-1}, h(p_{n-1}) (exact expectations, the inner problem
   solved);
@@ -21,13 +23,24 @@ import numpy as np
 from grpo_nb.dynamics.map import h, iterate
 from grpo_nb.ustat.finite_group import StepModel, expected_map
 
-__all__ = ["RECORD_PATH", "SCHEMA", "RecursionComparison", "SmolRecord", "compare_with_recursion", "load_record"]
+__all__ = [
+    "RECORD_PATH",
+    "SCHEMA",
+    "RecursionComparison",
+    "SmolRecord",
+    "annotate",
+    "compare_with_recursion",
+    "load_record",
+    "theorem2_from_previous",
+    "validate_record",
+]
 
 RECORD_PATH = Path(__file__).resolve().parent.parent / "data" / "smollm_runs.json"
 SCHEMA = {
     "top": ("model", "config", "pairs", "p_ref", "machine", "seeds"),
-    "seed": ("p", "p_hat", "step_s", "distinct"),
+    "seed": ("p", "p_hat", "step_s", "distinct", "h_of_previous", "worst_gap"),
 }
+GAP_TOL = 1e-9  # a stored prediction or gap against the one recomputed from the stored p
 
 
 @dataclass(frozen=True)
@@ -71,6 +84,27 @@ def validate_record(raw: dict) -> None:
         p = np.asarray(run["p"], dtype=float)
         if not np.all((p > 0) & (p < 1)):
             raise ValueError(f"seed {seed}: a success probability outside (0, 1)")
+        prediction, gap = theorem2_from_previous(p, raw["config"])
+        if not np.allclose(run["h_of_previous"], prediction, rtol=0, atol=GAP_TOL):
+            raise ValueError(f"seed {seed}: h_of_previous is not Theorem 2's map of the stored p")
+        if abs(run["worst_gap"] - gap) > GAP_TOL:
+            raise ValueError(f"seed {seed}: worst_gap={run['worst_gap']} is not max |p_n - h(p_n-1)| = {gap}")
+
+
+def theorem2_from_previous(p: np.ndarray, config: dict) -> tuple[np.ndarray, float]:
+    """Theorem 2's prediction h(p_{n-1}) of every p_n (n >= 1) from the measured p_{n-1} of a run's (N+1, P) exact p,
+    and the worst gap max |p_n - h(p_{n-1})|."""
+    p = np.asarray(p, dtype=float)
+    prediction = np.asarray(h(p[:-1], p[0][None, :], float(config["beta"]), float(config["eps"])))
+    return prediction, float(np.max(np.abs(p[1:] - prediction)))
+
+
+def annotate(raw: dict) -> dict:
+    """The record with each seed's Theorem 2 prediction and worst gap added (what :func:`validate_record` checks)."""
+    for run in raw["seeds"].values():
+        prediction, gap = theorem2_from_previous(np.asarray(run["p"], dtype=float), raw["config"])
+        run["h_of_previous"], run["worst_gap"] = prediction.tolist(), gap
+    return raw
 
 
 def load_record(path: Path | str = RECORD_PATH) -> SmolRecord:
@@ -111,9 +145,8 @@ def compare_with_recursion(record: SmolRecord, seed: int) -> RecursionComparison
         raise ValueError(f"seed={seed} is not in the record; valid: one of {record.seeds}")
     beta, eps, G = float(record.config["beta"]), float(record.config["eps"]), int(record.config["G"])
     p = record.p[seed]
-    p_ref = p[0]
-    prev = p[:-1]
-    from_previous = np.asarray(h(prev, p_ref[None, :], beta, eps))
+    p_ref, prev = p[0], p[:-1]
+    from_previous = theorem2_from_previous(p, record.config)[0]
     orbit = iterate(p_ref, beta, eps, p.shape[0] - 1)[1:]
     finite = np.stack(
         [

@@ -131,3 +131,7 @@ def test_the_record_has_its_schema_and_a_broken_one_fails():
     bad = {**raw, "seeds": {seed: {**raw["seeds"][seed], "p": raw["seeds"][seed]["p"][:-1]}}}
     with pytest.raises(ValueError, match="shape"):
         validate_record(bad)
+    run = raw["seeds"][seed]
+    for key, wrong in (("worst_gap", run["worst_gap"] / 2), ("h_of_previous", np.asarray(run["h_of_previous"]) * 0.99)):
+        with pytest.raises(ValueError, match=key):
+            validate_record({**raw, "seeds": {seed: {**run, key: wrong}}})
