@@ -90,6 +90,7 @@ class FirstStepCheck(Verdicts):
 
     steps: list[FirstStep]
     wrong_residual: float
+    n_parameters: tuple[int, int]
     verdicts: dict[str, bool]
 
     @property
@@ -118,7 +119,9 @@ def first_step_check(live: LiveModel, record: SmolRecord, *, trained_blocks: int
         "its error shrinks with the step (second order)": small.relative_residual < 0.7 * steps[0].relative_residual,
         "wrong weights are rejected": wrong_residual > RESIDUAL_TOL,
     }
-    return FirstStepCheck(steps=steps, wrong_residual=wrong_residual, verdicts=verdicts)
+    return FirstStepCheck(
+        steps=steps, wrong_residual=wrong_residual, n_parameters=split.n_parameters(), verdicts=verdicts
+    )
 
 
 PREDICTIONS = {
