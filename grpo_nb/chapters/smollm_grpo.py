@@ -74,7 +74,7 @@ def live_model(record: SmolRecord, *, source: str = "auto") -> LiveModel:
     return LiveModel(lm=lm, p_ref=p_ref, verdicts=verdicts)
 
 
-def prompt_table(record: SmolRecord, columns: int = 4) -> Table:
+def prompt_table(record: SmolRecord, columns: int = 2) -> Table:
     """The record's prompts and their p_ref (two significant figures), ``columns`` prompts to a row."""
     cells = [(f"{a}+{b}", f"{p:.2g}") for (a, b), p in zip(record.pairs, record.p_ref, strict=True)]
     rows = []

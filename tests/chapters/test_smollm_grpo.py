@@ -135,3 +135,18 @@ def test_the_record_has_its_schema_and_a_broken_one_fails():
     for key, wrong in (("worst_gap", run["worst_gap"] / 2), ("h_of_previous", np.asarray(run["h_of_previous"]) * 0.99)):
         with pytest.raises(ValueError, match=key):
             validate_record({**raw, "seeds": {seed: {**run, key: wrong}}})
+
+
+def test_the_chapters_run_claims_can_fail():
+    """The record's claims hold; on a record whose runs follow the orbit exactly, the claim that Theorem 2 from the
+    measured p beats the orbit fails, and so does the stated shortfall of the easy prompts."""
+    import dataclasses
+
+    from grpo_nb.chapters.smollm_grpo import run_claims
+
+    record = load_record()
+    held = run_claims(record)
+    assert np.all(held.gap_previous < held.gap_orbit) and np.all(held.easy_signed_gap < -0.05)
+    orbit = {s: np.vstack([record.p[s][0], compare_with_recursion(record, s).orbit]) for s in record.seeds}
+    wrong = run_claims(dataclasses.replace(record, p=orbit))
+    assert not np.any(wrong.gap_previous < wrong.gap_orbit) and not np.any(wrong.easy_signed_gap < -0.05)
