@@ -13,8 +13,9 @@ Widget views (ipywidgets sliders, tqdm.auto progress bars) and the saved widget 
 the result: they need a live kernel, so on the hosted book they would be sliders that move nothing and
 finished bars. In Colab, Binder or Jupyter they come back when the cell runs.
 With ``--markdown-only`` only the prose and the cells' metadata (tags such as ``hide-input``, MyST-NB's figure
-captions) are copied into the existing .ipynb, keeping its outputs (less the widget views); it refuses when any
-code cell's source differs (then the chapter must be re-executed).
+captions) are copied into the existing .ipynb, keeping each code cell's outputs (less the widget views): Markdown
+cells may be added, split or moved, but it refuses when the code cells' sources or order differ (then the chapter
+must be re-executed).
 Either way the chapter's Colab edition (``colab/<name>.ipynb``, ``tools/colab_edition.py``) is written anew from the
 notebook.
 """
@@ -76,21 +77,33 @@ def _keep_review_noise_out(nb: nbformat.NotebookNode, out: Path) -> None:
 
 
 def copy_markdown(md_path: Path) -> Path:
-    """Copy the Markdown cells and every cell's metadata of the .md into the .ipynb; code sources (and
-    outputs) must be unchanged."""
+    """Rebuild the .ipynb from the .md's Markdown cells and cell metadata, keeping each code cell's outputs.
+
+    Markdown cells may be added, split, merged or moved between code cells; the code cells must be the same, in the
+    same order, and each keeps the outputs (and execution count) of its counterpart in the old notebook."""
     source = jupytext.read(md_path)
     out = md_path.with_suffix(".ipynb")
-    nb = nbformat.read(out, as_version=4)
-    shape = [(c.cell_type, c.source if c.cell_type == "code" else "") for c in source.cells]
-    if shape != [(c.cell_type, c.source if c.cell_type == "code" else "") for c in nb.cells]:
+    old = nbformat.read(out, as_version=4)
+    old_code = [c for c in old.cells if c.cell_type == "code"]
+    new_code = [c for c in source.cells if c.cell_type == "code"]
+    if [c.source for c in new_code] != [c.source for c in old_code]:
         raise SystemExit(f"{md_path}: code cells differ from {out.name}; re-render without --markdown-only")
-    for cell, new in zip(nb.cells, source.cells, strict=True):
-        if cell.cell_type == "markdown":
-            cell.source = new.source
-        execution = cell.metadata.get("execution")
-        cell.metadata = new.metadata
-        if execution is not None:
-            cell.metadata["execution"] = execution
+    for new, kept in zip(new_code, old_code, strict=True):
+        new.outputs = kept.outputs
+        new.execution_count = kept.get("execution_count")
+        if "execution" in kept.metadata:
+            new.metadata["execution"] = kept.metadata["execution"]
+        if "id" in kept:
+            new["id"] = kept["id"]
+    same_layout = [c.cell_type for c in old.cells] == [c.cell_type for c in source.cells]
+    old_ids = {c.source: c["id"] for c in old.cells if c.cell_type == "markdown" and "id" in c}
+    for k, cell in enumerate(source.cells):  # a Markdown cell keeps its id where it stands or where its text is kept
+        if cell.cell_type == "markdown" and same_layout and "id" in old.cells[k]:
+            cell["id"] = old.cells[k]["id"]
+        elif cell.cell_type == "markdown" and cell.source in old_ids:
+            cell["id"] = old_ids[cell.source]
+    nb = old
+    nb.cells = source.cells
     drop_widget_views(nb)
     nbformat.write(nb, out)
     print(f"{md_path} -> {out}: Markdown cells and cell metadata copied, outputs kept")
