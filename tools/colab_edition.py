@@ -12,7 +12,8 @@ parser MyST itself uses), block by block:
 - ``(label)=`` targets, ``%`` comments and ``+++`` breaks are dropped;
 - an admonition or a theorem-like block (``prf:theorem``, ``prf:lemma`` …) becomes a box with a bold title
   (Jupyter's alert block, a plain block in Colab), a proof text that starts with **Proof.**; a dropdown becomes
-  ``<details><summary>``; a ``{math}`` block becomes ``$$ … $$``;
+  ``<details><summary>``; a ``{math}`` block becomes ``$$ … $$``; a fold's ``{rubric}`` (``_ext/details_sections.py``)
+  becomes a bold line, and what it folds on the hosted page stays in view below it;
 - a slider figure (``browser-figure``) becomes one line that links to it on the hosted page (its sliders run there;
   the chapter's ipywidgets explorer is in the code cell below it), and the page scripts it needs are dropped;
 - ``{cite}`` becomes "(Author et al., year)" linked to the entry of the hosted bibliography; ``{ref}``, ``{doc}`` and
@@ -281,6 +282,8 @@ def convert_directive(token: Token, page: str) -> str:
             joined = not inner.startswith(("$$", "<", "-", "*", "1."))  # a paragraph: on the title's line
             return f"**Proof.** {inner}" if joined else f"**Proof.**\n\n{inner}"
         return _box(f"{kind} ({title})." if title else f"{kind}.", inner)
+    if name == "rubric":  # a fold's label on the hosted page (_ext/details_sections.py); here what follows is in view
+        return f"**{title}**"
     if name == "dropdown":
         return f"<details><summary>{title}</summary>\n\n{inner}\n\n</details>"
     if name == "math":

@@ -102,6 +102,8 @@ def test_an_admonition_is_a_titled_box_and_a_dropdown_a_details_block():
     assert "\n$$\nx\n$$\n" in box and box.endswith("\n\n</div>")  # math as written, no quote markers inside
     dropdown = edition.convert_markdown(":::{dropdown} Run details\nText.\n:::", "book/intro")
     assert dropdown == "<details><summary>Run details</summary>\n\nText.\n\n</details>"
+    fold = edition.convert_markdown("In view.\n\n:::{rubric} The 20-seed table\n:class: fold\n:::\n", "book/intro")
+    assert fold == "In view.\n\n**The 20-seed table**"  # a fold's label; what it folds on the hosted page stays in view
 
 
 def test_an_unknown_role_or_directive_stops_the_tool():
