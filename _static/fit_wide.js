@@ -1,14 +1,17 @@
 /* On a narrow screen (a phone), a displayed equation that is wider than the text column is set in a smaller font
-   until it fits, no smaller than half of its size (below that it would not be legible); a table, no smaller than
-   0.85 of its size, and what is still too wide scrolls sideways in the table's own box (_static/book.css). Runs after MathJax has typeset the page, and again when the
-   window changes size. */
+   until it fits, but never below MIN_MATH_PX (below that it would not be legible): what is still too wide scrolls
+   sideways in its own box. A table shrinks to no less than 0.85 of its size, then scrolls sideways in its own box
+   with its first column kept in view (_static/book.css). Every box that scrolls sideways says so with a line above
+   it. Runs after MathJax has typeset the page, and again when the window changes size. */
 (function () {
-  const MIN_SCALE = 0.5;
+  const MIN_MATH_PX = 12;
   const MIN_TABLE_SCALE = 0.85;
+  const CUE = "Scroll sideways for the rest \u2192";
   function fit(el, minScale) {
     el.style.fontSize = "";
     const box = el.parentElement ? el.parentElement.clientWidth : 0;
     if (!box || el.scrollWidth <= box) return;
+    if (minScale === "math") minScale = Math.min(1, MIN_MATH_PX / parseFloat(getComputedStyle(el).fontSize));
     // A table does not shrink in proportion to its font (padding, borders and unbreakable words do not), so shrink
     // again from the width the last size gave, a few times, until it fits or reaches the smallest legible size.
     let scale = 1;
@@ -46,10 +49,38 @@
       img.style.width = `${Math.min(own, Math.max(column, MIN_FIGURE_SCALE * own))}px`;
     });
   }
+  // A box that scrolls sideways (a wide equation, a table's container, a figure's box) gets the class "scrolls"
+  // and a one-line cue above it; a box that fits loses both.
+  function scroller(el) {
+    for (let box = el; box && box.tagName !== "ARTICLE"; box = box.parentElement) {
+      if (["auto", "scroll"].includes(getComputedStyle(box).overflowX)) return box;
+    }
+    return null;
+  }
+  function cueScrolling() {
+    document.querySelectorAll("article .scroll-cue").forEach((cue) => cue.remove());
+    const boxes = new Set();
+    document.querySelectorAll('article mjx-container[display="true"], article table, article div.figure-scroll')
+      .forEach((el) => {
+        const box = scroller(el);
+        if (box) boxes.add(box);
+      });
+    boxes.forEach((box) => {
+      const wide = box.scrollWidth > box.clientWidth + 1 && box.checkVisibility();
+      box.classList.toggle("scrolls", wide);
+      if (!wide) return;
+      const cue = document.createElement("div");
+      cue.className = "scroll-cue";
+      cue.setAttribute("aria-hidden", "true");
+      cue.textContent = CUE;
+      box.before(cue);
+    });
+  }
   function fitAll() {
     sizeFigures();
-    document.querySelectorAll('article mjx-container[display="true"]').forEach((el) => fit(el, MIN_SCALE));
+    document.querySelectorAll('article mjx-container[display="true"]').forEach((el) => fit(el, "math"));
     document.querySelectorAll("article table").forEach((el) => fit(el, MIN_TABLE_SCALE));
+    cueScrolling();
     document.documentElement.dataset.fitWide = "done"; // tests wait for this before they measure
   }
   // MathJax is loaded asynchronously: wait until its startup promise exists (the configuration object alone has
@@ -73,6 +104,11 @@
       clearTimeout(timer);
       timer = setTimeout(fitAll, 100);
     });
+    // what a closed fold holds has no width until it opens: fit it then
+    document.addEventListener("toggle", () => {
+      clearTimeout(timer);
+      timer = setTimeout(fitAll, 50);
+    }, true);
   }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
   else start();

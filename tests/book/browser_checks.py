@@ -225,14 +225,15 @@ def find_math_errors(page) -> list[str]:
 # Layout
 
 
-def find_overflow(page, scrolling_tables: bool = False) -> list[str]:
+def find_overflow(page, scrolling_boxes: bool = False) -> list[str]:
     """A horizontal scrollbar on the page, or a box whose content is wider than the box (cut off or scrolled).
 
-    With ``scrolling_tables`` (a phone's width), a table may be wider than the text column when the box that holds
-    it scrolls sideways (the theme's ``.pst-scrollable-table-container``): that box is not counted.
+    With ``scrolling_boxes`` (a phone's width), a table or a displayed equation may be wider than the text column when
+    its own box scrolls sideways (the theme's ``.pst-scrollable-table-container``, an equation's ``mjx-container``):
+    that box is not counted (``tests/book/fold_checks.py`` checks that it says so).
     """
     found = page.evaluate(
-        """(scrollingTables) => {
+        """(scrollingBoxes) => {
             const doc = document.scrollingElement || document.documentElement;
             const page = doc.scrollWidth > doc.clientWidth + 1 ? [doc.scrollWidth, doc.clientWidth] : null;
             const boxes = [];
@@ -241,8 +242,8 @@ def find_overflow(page, scrolling_tables: bool = False) -> list[str]:
             for (const el of document.querySelectorAll('article ' + sel.split(', ').join(', article '))) {
                 if (!el.checkVisibility()) continue;
                 const scrolls = ['auto', 'scroll'].includes(getComputedStyle(el).overflowX);
-                const tableBox = el.matches('.pst-scrollable-table-container, .table-wrapper');
-                if (scrollingTables && scrolls && tableBox) continue;
+                const ownBox = el.matches('.pst-scrollable-table-container, .table-wrapper, mjx-container');
+                if (scrollingBoxes && scrolls && ownBox) continue;
                 if (el.scrollWidth > el.clientWidth + 1) {
                     const label = (el.textContent || el.getAttribute('src') || '').replace(/\\s+/g, ' ').trim();
                     boxes.push(`${el.tagName.toLowerCase()}.${[...el.classList].join('.')} ` +
@@ -251,7 +252,7 @@ def find_overflow(page, scrolling_tables: bool = False) -> list[str]:
             }
             return {page, boxes};
         }""",
-        scrolling_tables,
+        scrolling_boxes,
     )
     problems = []
     if found["page"]:

@@ -159,11 +159,11 @@ _FITTED_JS = """async () => {
 
 def find_phone_overflow(page) -> list[str]:
     """At 390 px, anything wider than its box or than the page (the page must be reloaded at that width); a table
-    may scroll sideways in its own box."""
+    or a displayed equation may scroll sideways in its own box."""
     from tests.book.browser_checks import find_overflow
 
     wait_for_fitting(page)
-    return [f"at {PHONE['width']} px: {p}" for p in find_overflow(page, scrolling_tables=True)]
+    return [f"at {PHONE['width']} px: {p}" for p in find_overflow(page, scrolling_boxes=True)]
 
 
 def wait_for_fitting(page) -> None:
