@@ -25,6 +25,7 @@ def fixture_site(tmp_path_factory):
     for page in FIXTURES.glob("*.html"):
         shutil.copy(page, site / page.name)
     shutil.copytree(ROOT / "_vendor" / "mathjax", site / "mathjax")
+    shutil.copytree(ROOT / "_static", site / "_static")  # the book's own stylesheet and scripts, for the fixed pages
     with serve_folder(site) as url:
         yield url
 
