@@ -4,6 +4,8 @@ page in headless Chromium (Playwright), after MathJax and ``_static/fit_wide.js`
 - ``find_sections_opening_with_fold``: a headed section whose first shown element is a fold (a section fold of
   ``_ext/details_sections.py``, a checks fold, or a code cell that shows only its closed toggle): the reader sees a
   heading and a bar, not a result.
+- ``find_colons_before_folds``: a paragraph in view that ends in a colon right before a fold (or a code cell that shows
+  only its toggle): it introduces something the reader cannot see.
 - ``find_vague_fold_labels``: a fold labelled with words that say nothing of what it holds ("Show the details",
   "More"; the list is ``_ext/details_sections.py``'s ``VAGUE_LABELS``).
 - ``find_verification_lines``: a line in view that reports how the page was checked (the machine, the thread count,
@@ -28,6 +30,7 @@ from tests.book_layout import ROOT
 
 __all__ = [
     "BOTTOM_LINE_TITLES",
+    "find_colons_before_folds",
     "MAX_BOTTOM_LINE_WORDS",
     "MIN_MATH_PX",
     "CHECKED_LABEL",
@@ -84,6 +87,27 @@ _OPENING_FOLDS_JS = """() => {
 def find_sections_opening_with_fold(page) -> list[str]:
     """Headed sections whose first shown element is a fold."""
     return [f"the section {t!r} opens with a fold" for t in page.evaluate(_OPENING_FOLDS_JS)]
+
+
+_COLONS_JS = """() => {
+    const found = [];
+    const shown = el => el.checkVisibility() && el.getBoundingClientRect().height > 0;
+    const hides = el => el.tagName === 'DETAILS' || (el.matches('div.cell') && el.querySelector('details') !== null
+        && ![...el.querySelectorAll('.cell_output')].some(shown));
+    for (const p of document.querySelectorAll('article p')) {
+        if (!shown(p) || p.closest('details:not([open]), li, td, summary, .admonition-title')) continue;
+        if (!/:\\s*$/.test(p.innerText)) continue;
+        let next = p.nextElementSibling;
+        while (next && !shown(next)) next = next.nextElementSibling;
+        if (next && hides(next)) found.push(p.innerText.replace(/\\s+/g, ' ').trim().slice(-70));
+    }
+    return found;
+}"""
+
+
+def find_colons_before_folds(page) -> list[str]:
+    """Paragraphs in view that end in a colon right before something folded."""
+    return [f"a sentence ends in a colon before a fold: {t!r}" for t in page.evaluate(_COLONS_JS)]
 
 
 _FOLD_LABELS_JS = """() => [...document.querySelectorAll('article details > summary')]

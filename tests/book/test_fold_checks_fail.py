@@ -1,11 +1,11 @@
 """The fold and phone checks of ``tests/book/fold_checks.py`` can fail.
 
 A fixture page that folds a section at its heading, labels a fold "Show the details", opens a section with a bare
-code toggle, shows its machine and its seed sweep's assert count in the flow, writes its bottom line as one long
-paragraph and sets a wide equation at 8 px beside a table that scrolls with no cue is caught on each count. A page
-that shows its result above a labelled fold, keeps its checking in the fold "How this page was checked", keeps its
-bottom line to three short bullets and runs the book's own ``_static/fit_wide.js`` and ``_static/book.css`` passes
-them all."""
+code toggle, ends a sentence in a colon before a fold, shows its machine and its seed sweep's assert count in the
+flow, writes its bottom line as one long paragraph and sets a wide equation at 8 px beside a table that scrolls with
+no cue is caught on each count. A page that shows its result above a labelled fold, keeps its checking in the fold
+"How this page was checked", keeps its bottom line to three short bullets and runs the book's own
+``_static/fit_wide.js`` and ``_static/book.css`` passes them all."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ import pytest
 
 from tests.book.browser_checks import offline_page, open_page
 from tests.book.fold_checks import (
+    find_colons_before_folds,
     find_long_bottom_line,
     find_sections_opening_with_fold,
     find_small_math,
@@ -32,6 +33,7 @@ def _found(chromium, site: str, name: str) -> dict[str, list[str]]:
         found = {
             "opening": find_sections_opening_with_fold(page),
             "labels": find_vague_fold_labels(page),
+            "colons": find_colons_before_folds(page),
             "bottom": find_long_bottom_line(page),
             "checking": find_verification_lines(page),
         }
@@ -49,6 +51,7 @@ def test_a_chapter_that_folds_like_an_index_is_caught(chromium, fixture_site):  
         "the section 'A section that shows only a toggle' opens with a fold",
     ], found
     assert found["labels"] == ["a fold is labelled 'Show the details'"], found
+    assert found["colons"] == ["a sentence ends in a colon before a fold: 'The proof of it is folded here:'"], found
     assert [p.split(":")[0] for p in found["checking"]] == ["a line about the checking is in view"] * 2, found
     assert "CPU: Intel" in found["checking"][0] and "40 of its 40 asserts" in found["checking"][1], found
     assert found["bottom"] == ["'The bottom line': 120 words (at most 80)", "'The bottom line': 0 bullets (3 to 5)"]
@@ -62,6 +65,7 @@ def test_a_chapter_that_shows_its_results_passes(chromium, fixture_site):  # noq
     assert _found(chromium, fixture_site, "folds_as_a_book.html") == {
         "opening": [],
         "labels": [],
+        "colons": [],
         "bottom": [],
         "checking": [],
         "math": [],
