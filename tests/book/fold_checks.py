@@ -26,6 +26,7 @@ from __future__ import annotations
 import importlib.util
 import sys
 
+from tests.book.reading_checks import wait_for_fitting
 from tests.book_layout import ROOT
 
 __all__ = [
@@ -51,14 +52,21 @@ CHECKED_LABEL = "How this page was checked"
 VERIFICATION_PATTERN = r"\bCPU:|torch threads?\b|\bAVX|asserts? held at (?:every|each) seed|seed sweep ran this page"
 
 
-def _vague_labels() -> frozenset[str]:
-    """The labels ``_ext/details_sections.py`` refuses at build time: one list for the build and the browser."""
+def load_details_sections():
+    """The build extension ``_ext/details_sections.py`` as a module (the build puts ``_ext/`` on the path, so that
+    the extensions can import each other): one loader for its tests and for the browser checks."""
     if str(ROOT / "_ext") not in sys.path:
         sys.path.insert(0, str(ROOT / "_ext"))
     spec = importlib.util.spec_from_file_location("details_sections", ROOT / "_ext" / "details_sections.py")
     module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("details_sections", module)
     spec.loader.exec_module(module)
-    return module.VAGUE_LABELS
+    return module
+
+
+def _vague_labels() -> frozenset[str]:
+    """The labels ``_ext/details_sections.py`` refuses at build time: one list for the build and the browser."""
+    return load_details_sections().VAGUE_LABELS
 
 
 _OPENING_FOLDS_JS = """() => {
@@ -182,8 +190,6 @@ _SMALL_MATH_JS = """(least) => [...document.querySelectorAll('article mjx-contai
 
 def find_small_math(page, least: float = MIN_MATH_PX) -> list[str]:
     """Displayed equations set below ``least`` px (the page must be open at a phone's width)."""
-    from tests.book.reading_checks import wait_for_fitting
-
     wait_for_fitting(page)
     return [f"an equation set at {m['px']:.1f} px (at least {least}): {m['tex']!r}" for m in
             page.evaluate(_SMALL_MATH_JS, least)]  # fmt: skip
@@ -217,7 +223,5 @@ _UNCUED_JS = """() => {
 def find_uncued_scrolling(page) -> list[str]:
     """Boxes that scroll sideways without a cue, and scrolling tables that lose their first column (the page must be
     open at a phone's width)."""
-    from tests.book.reading_checks import wait_for_fitting
-
     wait_for_fitting(page)
     return page.evaluate(_UNCUED_JS)

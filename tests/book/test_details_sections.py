@@ -4,20 +4,11 @@ opens a section, a label that says nothing of what the fold holds, and an empty 
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-
 from docutils import nodes
 
-from tests.book_layout import ROOT
+from tests.book.fold_checks import load_details_sections
 
-if str(ROOT / "_ext") not in sys.path:  # the build adds _ext/ to the path: the extensions import each other
-    sys.path.insert(0, str(ROOT / "_ext"))
-
-_spec = importlib.util.spec_from_file_location("details_sections", ROOT / "_ext" / "details_sections.py")
-details_sections = importlib.util.module_from_spec(_spec)
-sys.modules.setdefault("details_sections", details_sections)
-_spec.loader.exec_module(details_sections)
+details_sections = load_details_sections()
 
 
 def _rubric(label: str, *ids: str) -> nodes.rubric:
