@@ -28,28 +28,7 @@
       if (NUMBER.test(cell.textContent.trim())) cell.classList.add("number");
     });
   }
-  // A figure printed by a code cell is shown at no less than MIN_FIGURE_SCALE of its own size, so that its tick
-  // labels (10 points, 13.9 px at its own size) stay at least 11 px tall on a phone; a figure still wider than the
-  // text column scrolls sideways in its own box. On a wide screen it simply fits the column.
-  const MIN_FIGURE_SCALE = 0.8;
-  function sizeFigures() {
-    document.querySelectorAll("article div.cell_output img").forEach((img) => {
-      if (!img.dataset.ownWidth) {
-        const own = parseFloat(img.style.width);
-        if (!own) return;
-        img.dataset.ownWidth = String(own);
-        const box = document.createElement("div");
-        box.className = "figure-scroll";
-        img.replaceWith(box);
-        box.append(img);
-      }
-      const own = Number(img.dataset.ownWidth);
-      const column = img.parentElement.clientWidth;
-      img.style.maxWidth = "none";
-      img.style.width = `${Math.min(own, Math.max(column, MIN_FIGURE_SCALE * own))}px`;
-    });
-  }
-  // A box that scrolls sideways (a wide equation, a table's container, a figure's box) gets the class "scrolls"
+  // A box that scrolls sideways (a wide equation, a table's container) gets the class "scrolls"
   // and a one-line cue above it; a box that fits loses both.
   function scroller(el) {
     for (let box = el; box && box.tagName !== "ARTICLE"; box = box.parentElement) {
@@ -60,7 +39,7 @@
   function cueScrolling() {
     document.querySelectorAll("article .scroll-cue").forEach((cue) => cue.remove());
     const boxes = new Set();
-    document.querySelectorAll('article mjx-container[display="true"], article table, article div.figure-scroll')
+    document.querySelectorAll('article mjx-container[display="true"], article table')
       .forEach((el) => {
         const box = scroller(el);
         if (box) boxes.add(box);
@@ -77,7 +56,6 @@
     });
   }
   function fitAll() {
-    sizeFigures();
     document.querySelectorAll('article mjx-container[display="true"]').forEach((el) => fit(el, "math"));
     document.querySelectorAll("article table").forEach((el) => fit(el, MIN_TABLE_SCALE));
     cueScrolling();

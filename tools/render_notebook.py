@@ -6,9 +6,10 @@ read. Never use ``jupytext --sync`` (it picks the newer file by mtime and can dr
     python tools/render_notebook.py book/policy_dynamics.md [more.md ...]
 
 Each notebook is executed with the chapter folder as working directory, as nbval and Colab do. Its figures are
-saved at twice their pixel density (the inline backend's "retina" format: a PNG of 2x the pixels, with its size
-to show it at): sharp on a high-density screen and when a phone zooms in. Colab and Jupyter, which start their own
-kernel, show the committed 2x figures until a cell runs again, then their own.
+saved at twice their pixel density, in two layouts, wide and restacked for a phone (``grpo_nb/plots/
+narrow_screens.py``): sharp on a high-density screen and legible on a phone. The inline backend's "retina" format
+is kept for any image that is not a matplotlib figure. Colab and Jupyter, which start their own kernel, show the
+committed figures until a cell runs again, then their own.
 Widget views (ipywidgets sliders, tqdm.auto progress bars) and the saved widget state are dropped from
 the result: they need a live kernel, so on the hosted book they would be sliders that move nothing and
 finished bars. In Colab, Binder or Jupyter they come back when the cell runs.
@@ -23,12 +24,15 @@ notebook.
 from __future__ import annotations
 
 import argparse
+import shutil
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 import jupytext
 import nbformat
+from jupyter_client.manager import KernelManager
 from nbclient import NotebookClient
 
 RETINA_FIGURES = "--InlineBackend.figure_formats={'retina'}"
@@ -39,13 +43,19 @@ def render(md_path: Path, timeout: int = 900) -> Path:
     nb.metadata.setdefault("kernelspec", {"name": "python3", "display_name": "Python 3", "language": "python"})
     nb.metadata["jupytext"] = {"formats": "ipynb,md:myst"}
     start = time.perf_counter()
+    # The kernel talks over Unix sockets, not TCP ports: two kernels started at once (a render beside a seed sweep)
+    # could pick the same free port, and a client would then wait for replies that went to the other kernel.
+    sockets = tempfile.mkdtemp(prefix="render-kernel-")  # an absolute path: the kernel runs in the chapter's folder
+    kernel = KernelManager(kernel_name="python3", transport="ipc", ip=str(Path(sockets) / "kernel"))
     NotebookClient(
         nb,
+        km=kernel,
         timeout=timeout,
         kernel_name="python3",
         resources={"metadata": {"path": str(md_path.parent)}},
         extra_arguments=[RETINA_FIGURES],
     ).execute()
+    shutil.rmtree(sockets, ignore_errors=True)
     out = md_path.with_suffix(".ipynb")
     drop_widget_views(nb)
     _keep_review_noise_out(nb, out)

@@ -7,8 +7,9 @@ headless Chromium (Playwright), after MathJax has typeset it.
 - ``find_wrapped_numbers``: a number in an output table broken over two lines (``0`` / ``.`` / ``2``).
 - ``find_clipped_math``: inline math cut off at the edge of the text column or of its box, so that part of a
   formula cannot be seen or scrolled to.
-- ``find_small_figures``: a figure printed by a code cell that is not a 2x PNG, or whose tick labels are shown
-  smaller than 11 px (their size in ``grpo_nb/plots/book.mplstyle``, scaled as the figure is shown).
+- ``find_small_figures``: a figure printed by a code cell that is not a 2x PNG, that is wider than the text column
+  (cut off, or scrolling sideways in a box), or whose tick labels are shown smaller than 11 px (their size in
+  ``grpo_nb/plots/book.mplstyle``, scaled as the figure is shown).
 - ``find_sliders_out_of_view``: a slider figure whose sliders are off screen (or under the page's sticky header
   bar) while the reader looks at what they redraw: the last panel, legend and read-out, at the bottom of the screen.
 - ``screens``, ``find_long_page``: the height of a page as it opens (its checks and the sections it folds as details
@@ -128,26 +129,57 @@ def tick_label_px() -> float:
     return float(style["xtick.labelsize"]) * float(style["figure.dpi"]) / 72
 
 
+# A figure's own width: the size its 2x PNG is meant to be shown at. For a figure in two layouts (a ``<picture>``,
+# ``grpo_nb/plots/narrow_screens.py``) it is the ``width`` of the source the screen picked, or of its ``<img>``;
+# for a plain image, what _static/fit_wide.js or its style gives it.
+OWN_WIDTH_JS = """function ownWidth(img) {
+    const picture = img.closest('picture');
+    if (picture) {
+        const source = [...picture.querySelectorAll('source')].find(s => !s.media || matchMedia(s.media).matches);
+        const width = Number((source || img).getAttribute('width'));
+        if (width) return width;
+    }
+    return Number(img.dataset.ownWidth) || parseFloat(img.style.width) || 0;
+}"""
+
 _FIGURE_SIZES_JS = """async () => {
+    OWN_WIDTH
     const found = [];
     for (const img of document.querySelectorAll('article .cell_output img')) {
         if (!img.checkVisibility()) continue;
         await img.decode().catch(() => null);
-        const own = Number(img.dataset.ownWidth) || parseFloat(img.style.width) || 0;
-        found.push({src: (img.getAttribute('src') || '').slice(-20), own, natural: img.naturalWidth,
-                    shown: img.getBoundingClientRect().width});
+        const r = img.getBoundingClientRect();
+        // the text column: the article's content box; a box between that scrolls sideways hides part of the figure
+        const article = img.closest('article');
+        const style = getComputedStyle(article);
+        const box = article.getBoundingClientRect();
+        const left = box.left + parseFloat(style.paddingLeft), right = box.right - parseFloat(style.paddingRight);
+        let scrolls = false;
+        for (let el = img.parentElement; el && el !== article; el = el.parentElement) {
+            if (['auto', 'scroll'].includes(getComputedStyle(el).overflowX) && el.scrollWidth > el.clientWidth + 1) {
+                scrolls = true;
+            }
+        }
+        found.push({src: (img.currentSrc || img.getAttribute('src') || '').slice(-20), own: ownWidth(img),
+                    natural: img.naturalWidth, shown: r.width, column: right - left,
+                    wide: scrolls || r.left < left - 1 || r.right > right + 1});
     }
     return found;
-}"""
+}""".replace("OWN_WIDTH", OWN_WIDTH_JS)
 
 
 def find_small_figures(page, min_tick_px: float = MIN_TICK_PX) -> list[str]:
-    """Output figures that are not 2x PNGs (twice the pixels of the size they are shown at), or whose tick labels
-    are shown smaller than ``min_tick_px``."""
+    """Output figures that are not 2x PNGs (twice the pixels of the size they are shown at), that are wider than the
+    text column (cut off, or in a box that scrolls sideways), or whose tick labels are shown smaller than
+    ``min_tick_px``."""
     problems, tick = [], tick_label_px()
     for f in page.evaluate(_FIGURE_SIZES_JS):
         if not f["own"] or f["natural"] < 1.9 * f["own"]:
             problems.append(f"figure {f['src']} is not a 2x PNG ({f['natural']} px for {f['own']} px)")
+        elif f["wide"]:
+            problems.append(
+                f"figure {f['src']} is wider than the text column ({f['shown']:.0f} px in {f['column']:.0f})"
+            )
         elif tick * f["shown"] / f["own"] < min_tick_px:
             shown = tick * f["shown"] / f["own"]
             problems.append(f"figure {f['src']}: tick labels shown {shown:.1f} px tall (at least {min_tick_px})")

@@ -20,6 +20,8 @@ feeds each one a fixture page that breaks its rule.
 
 from __future__ import annotations
 
+from tests.book.phone_checks import OWN_WIDTH_JS
+
 __all__ = [
     "APPENDIX_CODE_SHARE",
     "CODE_SHARE",
@@ -84,19 +86,19 @@ def find_code_share(page, limit: float = CODE_SHARE) -> list[str]:
     return []
 
 
-_FIGURES_JS = """() => [...document.querySelectorAll('article .cell_output img')].map(img => {
+_FIGURES_JS = """() => { OWN_WIDTH
+return [...document.querySelectorAll('article .cell_output img')].map(img => {
     const fig = img.closest('figure');
     const cap = fig ? fig.querySelector('figcaption') : null;
     return {
         src: (img.getAttribute('src') || '').slice(0, 60),
         alt: img.getAttribute('alt') || '',
         caption: cap ? cap.textContent.replace(/\\s+/g, ' ').trim() : '',
-        // a figure's own width: what its 2x PNG is meant to be shown at (_static/fit_wide.js keeps it in
-        // data-own-width once it has sized the figure); for a PNG without that size, its pixel width
-        natural: Number(img.dataset.ownWidth) || parseFloat(img.style.width) || img.naturalWidth,
+        // a figure's own width: what its 2x PNG is meant to be shown at; for a PNG without that size, its pixels
+        natural: ownWidth(img) || img.naturalWidth,
         shown: img.getBoundingClientRect().width,
     };
-})"""
+})}""".replace("OWN_WIDTH", OWN_WIDTH_JS)
 
 
 def find_figure_defects(page, min_scale: float = MIN_FIGURE_SCALE) -> list[str]:

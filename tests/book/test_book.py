@@ -4,16 +4,19 @@
 - no page holds a traceback or an error output;
 - every chapter page links to Colab at an .ipynb that exists in the repository;
 - MathJax is the copy vendored in the book (_vendor/mathjax), not a CDN's;
-- no page saves widget state or widget views (they need a kernel).
+- no page saves widget state or widget views (they need a kernel);
+- every figure is served as two image files, wide and phone, with its cell's alt text (``_ext/figure_pictures.py``).
 
 What a reader sees in a real browser is checked in tests/book/test_browser_pages.py.
 """
 
 from __future__ import annotations
 
+import html
 import re
 from pathlib import Path
 
+import nbformat
 import pytest
 
 from tests.book_layout import ROOT, chapter_notebooks, config, toc_files
@@ -76,3 +79,32 @@ def test_no_page_saves_widget_state_or_views(html_dir):
         text = _page(html_dir, doc)
         assert "application/vnd.jupyter.widget" not in text, f"{doc} saves ipywidgets views or state"
         assert "@jupyter-widgets/html-manager" not in text, f"{doc} loads the widget manager from a CDN"
+
+
+PICTURE = re.compile(r'<picture class="grpo-figure">(.*?)</picture>', re.S)
+
+
+def _cell_alts(doc: str) -> list[str]:
+    """The alt text of each figure cell a chapter's page shows (its ``mystnb.image.alt``), in order."""
+    nb = nbformat.read(ROOT / f"{doc}.ipynb", as_version=4)
+    return [
+        c.metadata["mystnb"]["image"]["alt"]
+        for c in nb.cells
+        if c.cell_type == "code"
+        and "figure" in c.metadata.get("mystnb", {})
+        and "remove-cell" not in c.metadata.get("tags", [])
+    ]
+
+
+def test_every_figure_is_served_as_two_files_with_its_cells_alt_text(html_dir):
+    """_ext/figure_pictures.py: no figure is inlined in its page; each links to its two layouts in _images/, and the
+    picture's text for screen readers is the cell's alt text, not the notebook's title-based stand-in."""
+    for doc in toc_files():
+        pictures = PICTURE.findall(_page(html_dir, doc))
+        assert all("data:image" not in p for p in pictures), f"{doc} inlines a figure"
+        for picture in pictures:
+            files = re.findall(r'(?:srcset|src)="\.\./(_images/[0-9a-f]{64}\.png)"', picture)
+            assert len(files) == 2 and all((html_dir / f).is_file() for f in files), (doc, picture[:200])
+        alts = [html.unescape(re.search(r'alt="([^"]*)"', p).group(1)) for p in pictures]
+        if doc.startswith("book/"):
+            assert alts == _cell_alts(doc), doc

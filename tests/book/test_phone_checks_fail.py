@@ -1,9 +1,10 @@
 """The reading-flow and phone checks can fail: a fixture page whose section shows two check lines, whose table
-breaks a number, whose inline formula is cut off and whose figures are 1x or shrunk below legible tick labels is
+breaks a number, whose inline formula is cut off and whose figures are 1x, shrunk below legible tick labels or wider
+than the column is
 caught by the functions that check the book
 (``tests/book/phone_checks.py``, run by ``tests/book/test_navigation.py``), and the same page with the book's fixes
 (its checks in one fold, a number cell that does not wrap, a formula that scrolls in its own box, a 2x figure at
-nearly its own size) passes."""
+nearly its own size, a figure in two layouts whose narrow one the phone picks) passes."""
 
 from __future__ import annotations
 
@@ -39,9 +40,10 @@ def test_each_phone_defect_is_caught(chromium, fixture_site):  # noqa: F811
     assert len(found["checks"]) == 1 and "#checks-in-the-flow: 2 visible check lines" in found["checks"][0], found
     assert found["numbers"] and "0.002338" in found["numbers"][0], found
     assert found["math"] and "clipped inline math" in found["math"][0], found
-    assert len(found["figures"]) == 2, found
+    assert len(found["figures"]) == 3, found
     assert "is not a 2x PNG (400 px for 400 px)" in found["figures"][0], found
     assert "tick labels shown 6.9 px tall" in found["figures"][1], found
+    assert "is wider than the text column (400 px in" in found["figures"][2], found
 
 
 def test_the_page_with_the_fixes_passes_the_phone_checks(chromium, fixture_site):  # noqa: F811

@@ -17,12 +17,21 @@ def _png(text: str = "<Figure size 100x100 with 1 Axes>") -> dict:
     return {"output_type": "display_data", "data": {"image/png": "iVBORw0KGgo=", "text/plain": text}}
 
 
+def _picture(html: str) -> dict:
+    return {"output_type": "display_data", "data": {"text/html": html, "text/plain": "<Figure size 100x100>"}}
+
+
 def test_a_figure_cell_needs_a_png_and_no_cell_may_write_to_stderr():
     figure = nbformat.v4.new_code_cell("plt.show()", metadata=FIGURE)
     text_only = {"output_type": "display_data", "data": {"text/plain": "<Figure size 100x100 with 1 Axes>"}}
     stderr = {"output_type": "stream", "name": "stderr", "text": "UserWarning: something\n"}
     assert run_problems(figure, [_png()]) == []
     assert "shows no PNG" in run_problems(figure, [text_only])[0]
+    png = "data:image/png;base64,iVBORw0KGgo="
+    two = f'<picture class="grpo-figure"><source srcset="{png}"><img src="{png}"></picture>'
+    one = two.replace(f'<source srcset="{png}">', "<source>")
+    assert run_problems(figure, [_picture(two)]) == []  # a figure in two layouts shows its PNGs in its HTML
+    assert "shows no PNG" in run_problems(figure, [_picture(one)])[0]
     assert "writes to stderr" in run_problems(nbformat.v4.new_code_cell("x"), [stderr])[0]
     assert run_problems(nbformat.v4.new_code_cell("print(1)"), [{"output_type": "stream", "name": "stdout"}]) == []
 
