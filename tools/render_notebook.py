@@ -24,15 +24,12 @@ notebook.
 from __future__ import annotations
 
 import argparse
-import shutil
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 import jupytext
 import nbformat
-from jupyter_client.manager import KernelManager
 from nbclient import NotebookClient
 
 RETINA_FIGURES = "--InlineBackend.figure_formats={'retina'}"
@@ -43,19 +40,13 @@ def render(md_path: Path, timeout: int = 900) -> Path:
     nb.metadata.setdefault("kernelspec", {"name": "python3", "display_name": "Python 3", "language": "python"})
     nb.metadata["jupytext"] = {"formats": "ipynb,md:myst"}
     start = time.perf_counter()
-    # The kernel talks over Unix sockets, not TCP ports: two kernels started at once (a render beside a seed sweep)
-    # could pick the same free port, and a client would then wait for replies that went to the other kernel.
-    sockets = tempfile.mkdtemp(prefix="render-kernel-")  # an absolute path: the kernel runs in the chapter's folder
-    kernel = KernelManager(kernel_name="python3", transport="ipc", ip=str(Path(sockets) / "kernel"))
     NotebookClient(
         nb,
-        km=kernel,
         timeout=timeout,
         kernel_name="python3",
         resources={"metadata": {"path": str(md_path.parent)}},
         extra_arguments=[RETINA_FIGURES],
     ).execute()
-    shutil.rmtree(sockets, ignore_errors=True)
     out = md_path.with_suffix(".ipynb")
     drop_widget_views(nb)
     _keep_review_noise_out(nb, out)
