@@ -21,7 +21,9 @@ from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.transforms.post_transforms import SphinxPostTransform
 
-PICTURE = 'class="grpo-figure"'
+from grpo_nb.plots.narrow_screens import CLASS
+
+PICTURE = f'class="{CLASS}"'
 INLINE_PNG = re.compile(r"data:image/png;base64,([A-Za-z0-9+/=]+)")
 IMAGE_ALT = re.compile(r'\salt="[^"]*"')
 
