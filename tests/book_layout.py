@@ -31,6 +31,21 @@ def toc_files() -> list[str]:
     return files
 
 
+def chapter_of_page() -> dict[str, str]:
+    """Each page of book/ (its file name without suffix) with the chapter it belongs to: itself for a chapter's first
+    page, the chapter whose ``sections`` in _toc.yml list it for a sub-page."""
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    out = {Path(toc["root"]).name: Path(toc["root"]).name}
+    for part in toc.get("parts", []):
+        for chapter in part.get("chapters", []):
+            if not chapter["file"].startswith("book/"):
+                continue  # the back matter
+            name = Path(chapter["file"]).name
+            out[name] = name
+            out |= {Path(section["file"]).name: name for section in chapter.get("sections", [])}
+    return out
+
+
 def chapter_notebooks() -> list[Path]:
     """The chapters: every notebook under book/ (each must be listed in _toc.yml)."""
     return sorted(BOOK.glob("*.ipynb"))

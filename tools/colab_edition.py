@@ -71,7 +71,7 @@ class Book:
 
     url: str
     cite_id: str
-    chapters: dict[str, tuple[int | None, str]]
+    chapters: dict[str, tuple[int | str | None, str]]  # a sub-page's number is its chapter's and its own: "10.2"
     labels: dict[str, tuple[str, str]]
     citations: dict[str, str]
 
@@ -79,18 +79,22 @@ class Book:
         return f"{self.url}{page}.html" + (f"#{anchor}" if anchor else "")
 
 
-def _toc_pages() -> list[tuple[str, bool]]:
-    """Every page of ``_toc.yml`` in order, with whether its part is numbered (the root is not)."""
+def _toc_pages() -> list[tuple[str, bool, bool]]:
+    """Every page of ``_toc.yml`` in order, with whether its part is numbered (the root is not) and whether it is a
+    chapter's sub-page (listed under the chapter's ``sections``)."""
     toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
-    pages = [(toc["root"], False)]
+    pages = [(toc["root"], False, False)]
     for part in toc.get("parts", []):
-        pages += [(chapter["file"], bool(part.get("numbered"))) for chapter in part["chapters"]]
+        numbered = bool(part.get("numbered"))
+        for chapter in part["chapters"]:
+            pages.append((chapter["file"], numbered, False))
+            pages += [(section["file"], numbered, True) for section in chapter.get("sections", [])]
     return pages
 
 
 def chapter_pages() -> list[str]:
     """The chapters with a notebook, in the book's order (``book/<name>``)."""
-    return [page for page, _ in _toc_pages() if (ROOT / f"{page}.ipynb").is_file()]
+    return [page for page, *_ in _toc_pages() if (ROOT / f"{page}.ipynb").is_file()]
 
 
 def _title(source: str) -> str:
@@ -122,12 +126,12 @@ def _labels(page: str, source: str) -> dict[str, tuple[str, str]]:
 def book() -> Book:
     """The :class:`Book` of this repository: ``_config.yml``, ``_toc.yml``, the pages' sources, ``references.bib``."""
     config = yaml.safe_load((ROOT / "_config.yml").read_text())["sphinx"]["config"]
-    chapters, labels, number = {}, {}, 0
-    for page, numbered in _toc_pages():
+    chapters, labels, number, sub = {}, {}, 0, 0
+    for page, numbered, section in _toc_pages():
         path = ROOT / f"{page}.md"
         source = path.read_text()
-        number += numbered
-        chapters[page] = (number if numbered else None, _title(source))
+        number, sub = (number, sub + 1) if section else (number + numbered, 0)
+        chapters[page] = ((f"{number}.{sub}" if section else number) if numbered else None, _title(source))
         labels.update(_labels(page, source))
     entries = parse_file(str(ROOT / "references.bib")).entries
     citations = {key: _author_year(entry) for key, entry in entries.items()}
@@ -156,11 +160,11 @@ def _resolve_doc(page: str, target: str) -> str:
 
 def _theorem_number(label: str) -> str:
     """The number the book gives a theorem-like block that a bare ``{prf:ref}`` names: chapter.k, k counting the
-    chapter's blocks of the same kind."""
+    blocks of the same kind on the chapter's pages, in the book's order."""
     b = book()
     page, kind = b.labels[label]
-    same = [name for name, (p, k) in b.labels.items() if p == page and k == kind]
-    chapter = b.chapters[page][0]
+    chapter = str(b.chapters[page][0]).split(".")[0]  # a chapter's sub-pages continue its count
+    same = [name for name, (p, k) in b.labels.items() if str(b.chapters[p][0]).split(".")[0] == chapter and k == kind]
     return f"{kind.capitalize()} {chapter}.{same.index(label) + 1}"
 
 
@@ -195,11 +199,12 @@ def convert_role(name: str, content: str, page: str) -> str:
 
 
 def convert_href(href: str, page: str) -> str:
-    """A link's target on the hosted book: ``#anchor`` on this page, or a chapter's source (``x.md#anchor``,
-    ``x.ipynb``) relative to it; any other link is kept."""
+    """A link's target on the hosted book: ``#anchor`` on the page that holds that label (as MyST resolves it: this
+    page's own anchor, else a label of another page), or a chapter's source (``x.md#anchor``, ``x.ipynb``) relative
+    to it; any other link is kept."""
     target, _, anchor = href.partition("#")
     if not target:
-        return book().page_url(page, anchor)
+        return book().page_url(book().labels.get(anchor, (page,))[0], anchor)
     if "://" in target or not target.endswith((".md", ".ipynb")):
         return href
     doc = _resolve_doc(page, target.rsplit(".", 1)[0])
@@ -350,7 +355,7 @@ def myst_leftovers(source: str) -> list[str]:
 def _header(page: str) -> nbformat.NotebookNode:
     b = book()
     number, title = b.chapters[page]
-    name = f"Chapter {number}, {title}" if number else title
+    name = f"{'Section' if '.' in str(number) else 'Chapter'} {number}, {title}" if number else title
     text = (
         f"*GRPO, executable*: {name}. This is the chapter's notebook for Colab and Jupyter; the book's own page, "
         f"with its slider figures and its folds, is [on the book's website]({b.page_url(page)}). Run the first code "

@@ -19,8 +19,10 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 import shutil
 
+import jupytext
 import nbformat
 import pytest
 
@@ -44,7 +46,7 @@ def test_every_live_claim_held_at_every_seed_of_the_sweep(name):
 
 def test_the_sweep_covers_every_sampled_chapter_at_twenty_seeds_or_more():
     report, sampled = seed_sweep_report(), seed_sweep.sampled_chapters()
-    assert set(TORCH_CHAPTERS) <= set(sampled) <= set(report["chapters"])
+    assert set(TORCH_CHAPTERS) <= set(sampled) == set(report["chapters"])  # no entry of a page that is gone
     assert all(len(report["chapters"][c]["seeds"]) >= seed_sweep.MIN_SEEDS >= 20 for c in sampled)
     assert (ROOT / "grpo_nb" / "data" / "seed_sweep.json").is_file()  # package data: Colab finds it
 
@@ -200,3 +202,24 @@ def test_a_dead_kernel_is_run_again_and_a_claim_is_not(monkeypatch):
 
     monkeypatch.setattr(seed_sweep, "_run_seed_once", flaky)
     assert seed_sweep.run_seed("x.md", 0, "site", "work") == {"seed": 0, "records": []} and len(calls) == 2
+
+
+NAMED_PAGE = re.compile(r"\b(?:seed_claim|seed_sweep_summary)\(\s*\"(\w+)\"")
+
+
+def pages_named_elsewhere(page: str, code: str) -> list[str]:
+    """The pages other than ``page`` whose sweep entry ``code``'s ``seed_claim`` or ``seed_sweep_summary`` reads."""
+    return [name for name in NAMED_PAGE.findall(code) if name != page]
+
+
+@pytest.mark.parametrize("md", sorted(BOOK.glob("*.md")), ids=lambda p: p.stem)
+def test_a_page_reads_its_own_sweep_entry(md):
+    """The sweep records a page's claims under the page's own name, so a page that reads another page's entry (one
+    split off a chapter, say) states a count its own runs were never checked for."""
+    code = "\n".join(c.source for c in jupytext.read(md).cells if c.cell_type == "code")
+    assert pages_named_elsewhere(md.stem, code) == []
+
+
+def test_a_page_reading_another_pages_entry_is_found():
+    code = 'far = seed_claim(\n    "group_size", "misses", missed)\nprint(seed_sweep_summary("group_size_dynamics"))'
+    assert pages_named_elsewhere("group_size_dynamics", code) == ["group_size"]

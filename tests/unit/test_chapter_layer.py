@@ -37,8 +37,10 @@ from pathlib import Path
 import jupytext
 import pytest
 
-from tests.book_layout import BOOK
+from tests.book_layout import BOOK, chapter_of_page
 from tests.unit.test_import_graph import PACKAGE, import_graph, imported_modules_in, modules
+
+PAGE_CHAPTER = chapter_of_page()
 
 #: The symbolic derivation modules that one chapter alone uses, with that chapter (see the module docstring, (b)).
 SYMBOLIC_DERIVATIONS = {
@@ -132,10 +134,11 @@ def test_the_table_rule_catches_a_table_returned_below_the_chapter_layer() -> No
 
 
 def chapter_of(importer: str) -> str | None:
-    """The chapter an importer belongs to: ``book/<chapter>.md`` itself, or its module ``grpo_nb.chapters.<chapter>``
+    """The chapter an importer belongs to: ``book/<page>.md``'s chapter (a sub-page belongs to the chapter that lists
+    it in _toc.yml), or its module ``grpo_nb.chapters.<chapter>``
     (a module of the package ``grpo_nb.chapters.<chapter>`` included); None for any other grpo_nb module."""
     if match := re.fullmatch(r"book/(\w+)\.md", importer):
-        return match.group(1)
+        return PAGE_CHAPTER.get(match.group(1), match.group(1))
     parts = importer.split(".")
     return parts[2] if parts[:2] == ["grpo_nb", "chapters"] and len(parts) > 2 else None
 
@@ -213,7 +216,10 @@ def test_the_one_chapter_rule_catches_a_chapter_analysis_below_the_chapter_layer
 
 def test_each_chapter_imports_its_own_analyses_only() -> None:
     known = set(modules())
-    own = {md.stem: {chapter_of(m) for m in chapter_imports(md, known)} - {None} for md in sorted(BOOK.glob("*.md"))}
+    own: dict[str, set[str]] = {}
+    for md in sorted(BOOK.glob("*.md")):
+        chapter = PAGE_CHAPTER.get(md.stem, md.stem)
+        own[chapter] = own.get(chapter, set()) | {chapter_of(m) for m in chapter_imports(md, known)} - {None}
     assert {c: used for c, used in own.items() if used - {c}} == {}, "a chapter imports another chapter's analyses"
     analysed = {chapter_of(m) for m in known} - {None}
     assert {c for c in analysed if c not in own.get(c, set())} == set(), "a chapters module its chapter does not use"

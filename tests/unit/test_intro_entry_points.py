@@ -7,7 +7,7 @@ import re
 
 import yaml
 
-from tests.book_layout import BOOK, ROOT, toc_files
+from tests.book_layout import BOOK, ROOT, chapter_of_page
 
 INTRO = (BOOK / "intro.md").read_text()
 NUMBER_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9}
@@ -27,9 +27,15 @@ def _sentence(start: str, end: str) -> str:
 
 
 def test_the_intro_links_every_chapter():
-    chapters = {doc.removeprefix("book/") for doc in toc_files() if doc.startswith("book/") and doc != "book/intro"}
+    chapters = set(chapter_of_page().values()) - {"intro"}  # a chapter's first page, which links its sub-pages
     missing = chapters - _linked_chapters(INTRO)
     assert not missing, f"the introduction never links {sorted(missing)}"
+
+
+def test_each_chapters_first_page_links_every_sub_page():
+    for page, chapter in chapter_of_page().items():
+        if page != chapter:
+            assert f"<{page}>`" in (BOOK / f"{chapter}.md").read_text(), f"{chapter} never links its sub-page {page}"
 
 
 def test_both_reading_paths_are_there():
