@@ -20,9 +20,9 @@ RETIRED = {
     # the placebo rules out only shifts above about one prompt
     "so every other row's effect is the knob's": "trl_grpo",
     # an absolute bound that holds only for |d| up to about 1/2
-    "errs by a few $10^{-7}$ at most": "tracker_questions",
+    "errs by a few $10^{-7}$ at most": "tracker_questions_kl",
     # the thread asks for the sum of per-token KLs
-    "(TRL's KL is taken per token, not between answers)": "tracker_questions",
+    "(TRL's KL is taken per token, not between answers)": "tracker_questions_kl",
     # the upper clip alone has no sign of its own; 0.4 -> 0.9 is the expected-update path only
     "freezes the gains of rare answers first and pushes mass to the likely answer": "distribution",
     "on the bandit it takes a wrong answer from $0.4$ to $0.9$": "distribution",

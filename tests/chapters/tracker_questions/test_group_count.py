@@ -41,7 +41,7 @@ def test_the_table_is_the_group_size_chapters_scan_and_its_sizes_are_the_searche
 
 
 def test_the_levels_and_the_stated_values_are_the_group_size_chapters():
-    source = (ROOT / "book" / "group_size.md").read_text()
+    source = (ROOT / "book" / "group_size_ustatistic.md").read_text()
     call = re.search(r"levels = \(([^)]*)\)\nscan = checks\.difficulty_scan\(levels, n_prompts=16\)", source)
     assert call and tuple(float(x) for x in call.group(1).split(",")) == gc.GROUP_SIZE_LEVELS
     assert "about 3 for prompt sets solved half the time and about 24 for sets" in " ".join(source.split())
