@@ -94,7 +94,7 @@ def test_the_trl_chapters_install_what_they_need_and_run(colab_like, tmp_path):
     venv, env, repo = colab_like
     assert installed(venv, env, "trl", "grpo_nb") == {"trl": None, "grpo_nb": None}  # as Colab: neither is there
     chapters = sorted(md.stem for md in BOOK.glob("*.md") if needs_trl(md))
-    assert {"grpo_family", "trl_grpo"} <= set(chapters)
+    assert {"grpo_family", "trl_grpo_step"} <= set(chapters)
     for name in chapters:
         if "grpo_nb.smollm" in "\n".join(code_cells(BOOK / f"{name}.md")):
             stand_in_for_the_hub(venv, env)

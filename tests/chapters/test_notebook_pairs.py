@@ -87,7 +87,7 @@ def test_the_chapters_that_import_trl_are_found():
     """The analysis behind the bootstrap check can tell: the TRL chapter and the family table (whose checks run TRL
     through grpo_nb.chapters.grpo_family, lazily) need TRL; the introduction does not."""
     found = {nb.stem for nb in NOTEBOOKS if needs_trl(nb.with_suffix(".md"))}
-    assert {"trl_grpo", "grpo_family"} <= found and "intro" not in found, found
+    assert {"trl_grpo_step", "grpo_family"} <= found and "intro" not in found, found
 
 
 def test_the_trl_extra_pins_the_stack_and_never_torch():
@@ -106,7 +106,7 @@ def test_no_chapter_pins_a_version_of_the_trl_stack(ipynb):
 
 INSTALL_CELLS = [  # (chapter, the module whose absence makes the cell install, what the error names)
     ("intro", "grpo_nb", "pip could not install grpo_nb"),
-    ("trl_grpo", "trl", "pip could not install grpo_nb"),
+    ("trl_grpo_step", "trl", "pip could not install grpo_nb"),
 ]
 
 
