@@ -14,10 +14,12 @@ from scipy.special import expit, logit
 from grpo_nb import dynamics
 from grpo_nb.chapters import hard_prompts as checks
 from grpo_nb.chapters.hard_prompts import training, two_cycle, unimodal_map
+from grpo_nb.constants import PAPER_EPS
 from grpo_nb.dynamics.bifurcation import FEIGENBAUM_DELTA, bifurcation_diagram
 from grpo_nb.dynamics.map import logit_map
 from grpo_nb.dynamics.orbits import ChaoticOrbitError, OrbitClass, classify_orbits
 from grpo_nb.dynamics.uniform_beta import prompt_beta_bound, safe_betas
+from grpo_nb.plots.paper_figures import FIG5_CASES
 
 FIG5 = (1e-3, 5.0, 1e-5)  # the paper's "divergent" run: a 2-cycle
 CHAOTIC_CASE = (1e-4, 5.2, 1e-5)
@@ -321,3 +323,14 @@ def test_at_practical_beta_no_prompt_has_a_fixed_point_below_half():
     for p_ref in np.geomspace(1e-12, 0.5, 60):
         assert not [fp for fp in dynamics.fixed_points(p_ref, 0.04, 1e-5) if fp.p < 0.5]
     assert [fp for fp in dynamics.fixed_points(1.8e-22, 0.04, 1e-5) if fp.p < 0.5]  # one needs p_ref below ~2e-22
+
+
+def test_the_settings_every_page_reads_are_the_papers_and_the_chapters():
+    """The pages of the chapter, each run alone, read one set of settings: the paper's Fig. 5 run is its fifth case
+    at the paper's eps, the cascades are those of the diagrams' prompts, and the smoothings are two."""
+    assert checks.FIG5 == (*FIG5_CASES[4], PAPER_EPS) and checks.EPS_PAPER == PAPER_EPS < checks.EPS_LARGE
+    assert {p for p, _ in checks.CASCADES} <= set(checks.DIAGRAM_P_REFS)
+    assert {e for _, e in checks.CASCADES} == {checks.EPS_PAPER, checks.EPS_LARGE}
+    beta = checks.DIAGRAM_BETAS
+    assert beta[0] == pytest.approx(0.2) and beta[-1] == pytest.approx(30.0) and np.all(np.diff(beta) > 0)
+    assert beta[0] < checks.FIG5[1] < beta[-1]  # the diagrams cover the paper's run

@@ -1,5 +1,5 @@
-"""The analyses of the chapter "Hard prompts: bifurcations, cycles and chaos" (``book/hard_prompts.md``): cycles,
-period doubling and chaos of Eq. (8) for small p_ref, one module per section.
+"""The analyses of the chapter "Hard prompts: bifurcations, cycles and chaos" (``book/hard_prompts.md`` and its
+sub-pages): cycles, period doubling and chaos of Eq. (8) for small p_ref, one module per section.
 
 In logit coordinates the recursion of Theorem 2 is z_n = g(z_{n-1}), g(z) = a + 1/(beta sqrt(v(z) + eps)),
 a = logit p_ref (:mod:`grpo_nb.dynamics.map`). Each function runs one analysis of the chapter over that map and
@@ -28,7 +28,9 @@ stays visible and checked on the page. Nothing is asserted here: a function repo
   p_ref swings instead of converging (:func:`finite_group_summary`, :func:`fixed_point_branch`,
   :func:`swing_window`, with its lower edge bisected by :func:`exit_edge`).
 
-The chapter imports them all through this package, ``from grpo_nb.chapters import hard_prompts as checks``.
+The settings every page reads (the two smoothings, the paper's "divergent" run) are in
+:mod:`~grpo_nb.chapters.hard_prompts.settings`. The chapter's pages (``book/hard_prompts_*.md``) import them all
+through this package, ``from grpo_nb.chapters import hard_prompts as checks``.
 """
 
 from grpo_nb.chapters.hard_prompts.bifurcation_diagrams import (
@@ -40,6 +42,15 @@ from grpo_nb.chapters.hard_prompts.bifurcation_diagrams import (
 from grpo_nb.chapters.hard_prompts.chaos_in_high_precision import ChaosCheck, ChaosSamples, chaos_check, confirm_chaos
 from grpo_nb.chapters.hard_prompts.feigenbaum import FeigenbaumSummary, feigenbaum_summary
 from grpo_nb.chapters.hard_prompts.period_doubling import Cascade, cascade_check
+from grpo_nb.chapters.hard_prompts.settings import (
+    CASCADES,
+    DIAGRAM_BETAS,
+    DIAGRAM_P_REFS,
+    EPS_LARGE,
+    EPS_PAPER,
+    FIG5,
+    chapter_diagrams,
+)
 from grpo_nb.chapters.hard_prompts.training import (
     EXIT_EDGE_TOL,
     FiniteGroupSummary,
@@ -58,7 +69,13 @@ from grpo_nb.chapters.hard_prompts.unimodal_map import (
 )
 
 __all__ = [
+    "CASCADES",
+    "DIAGRAM_BETAS",
+    "DIAGRAM_P_REFS",
+    "EPS_LARGE",
+    "EPS_PAPER",
     "EXIT_EDGE_TOL",
+    "FIG5",
     "AttractorReport",
     "Cascade",
     "ChaosCheck",
@@ -70,6 +87,7 @@ __all__ = [
     "SwingWindow",
     "TwoCycleCheck",
     "attractor_report",
+    "chapter_diagrams",
     "cascade_check",
     "chaos_check",
     "confirm_chaos",

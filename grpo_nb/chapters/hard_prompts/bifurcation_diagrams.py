@@ -1,6 +1,6 @@
 """Section "Bifurcation diagrams over beta" of the chapter "Hard prompts: bifurcations, cycles and chaos"
-(``book/hard_prompts.md``), and the section after it, "Where chaos occurs at eps = 1e-5": the bifurcation diagrams of
-:mod:`grpo_nb.dynamics.bifurcation`, read and cross-checked with the fixed points and slopes of Lemma 1's solver
+(``book/hard_prompts_chaos.md``), and the section after it, "Where chaos occurs at eps = 1e-5": the bifurcation diagrams
+of :mod:`grpo_nb.dynamics.bifurcation`, read and cross-checked with the fixed points and slopes of Lemma 1's solver
 (:func:`diagram_summary`, :func:`lower_fixed_point_slope`, :func:`escape_beta`; "Feigenbaum's constant" reads
 :func:`escape_beta` too).
 """

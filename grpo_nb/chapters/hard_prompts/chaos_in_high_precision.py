@@ -1,5 +1,5 @@
-"""Section "Is it really chaos? A check in high precision" of the chapter "Hard prompts: bifurcations, cycles and
-chaos" (``book/hard_prompts.md``): chaos confirmed in high precision (:mod:`grpo_nb.dynamics.high_precision`), against
+"""Section "Is it really chaos? A check in high precision" of the chapter "Hard prompts: bifurcations, cycles and chaos"
+(``book/hard_prompts_cascade.md``): chaos confirmed in high precision (:mod:`grpo_nb.dynamics.high_precision`), against
 the standard error of a finite-time exponent (:func:`grpo_nb.dynamics.orbits.finite_time_exponent_se`).
 """
 

@@ -1,5 +1,5 @@
 """Section "Feigenbaum's constant" of the chapter "Hard prompts: bifurcations, cycles and chaos"
-(``book/hard_prompts.md``): the ratios delta_k of the doubling and superstable points of each cascade against
+(``book/hard_prompts_cascade.md``): the ratios delta_k of the doubling and superstable points of each cascade against
 Feigenbaum's delta.
 """
 

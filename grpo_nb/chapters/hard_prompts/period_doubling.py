@@ -1,6 +1,6 @@
-"""Section "Where the cycles appear: the period-doubling cascade" of the chapter "Hard prompts: bifurcations, cycles
-and chaos" (``book/hard_prompts.md``): the doubling points B_k and superstable points R_k of one (p_ref, eps), located
-by :mod:`grpo_nb.dynamics.bifurcation` and checked ("Feigenbaum's constant" reads the same cascades).
+"""Section "Where the cycles appear: the period-doubling cascade" of the chapter "Hard prompts: bifurcations, cycles and
+chaos" (``book/hard_prompts_cascade.md``): the doubling points B_k and superstable points R_k of one (p_ref, eps),
+located by :mod:`grpo_nb.dynamics.bifurcation` and checked ("Feigenbaum's constant" reads the same cascades).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Section "What it means for training" of the chapter "Hard prompts: bifurcations, cycles and chaos"
-(``book/hard_prompts.md``): the recursion with a finite group of G samples (:func:`finite_group_summary`), the
+(``book/hard_prompts_training.md``): the recursion with a finite group of G samples (:func:`finite_group_summary`), the
 fixed-point branch above the first doubling point (:func:`fixed_point_branch`), and the window of beta in which the
 orbit from p_ref swings (a cycle or chaos) instead of converging (:func:`swing_window`).
 """

@@ -1,5 +1,5 @@
 """Section 'The paper's "divergent" run is a 2-cycle' of the chapter "Hard prompts: bifurcations, cycles and chaos"
-(``book/hard_prompts.md``): a cycle found by iteration, checked against g and against the fixed-point solver of
+(``book/hard_prompts_map.md``): a cycle found by iteration, checked against g and against the fixed-point solver of
 :mod:`grpo_nb.dynamics.fixed_points` (Lemma 1's slope); :func:`attractor_report` also serves the period-3 window of
 "Where chaos occurs at eps = 1e-5". The negative tests replace ``logit_map`` in this module with a wrong map and see
 the checks fail.

@@ -1,5 +1,5 @@
 """Section "The recursion in logit coordinates is a unimodal map" of the chapter "Hard prompts: bifurcations, cycles
-and chaos" (``book/hard_prompts.md``), with its subsections "Why a fixed point below 1/2 turns into a cycle, and why
+and chaos" (``book/hard_prompts_map.md``), with its subsections "Why a fixed point below 1/2 turns into a cycle, and why
 easy prompts never cycle" and "Where the cycles live".
 
 In logit coordinates the recursion of Theorem 2 is z_n = g(z_{n-1}), g(z) = a + 1/(beta sqrt(v(z) + eps)),
