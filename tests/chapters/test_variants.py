@@ -20,9 +20,11 @@ from grpo_nb.chapters.variants import (
     renyi,
     success_recursion,
 )
+from grpo_nb.constants import PAPER_EPS
 from grpo_nb.dynamics import orbit_kind
 from grpo_nb.dynamics.cycle_geometry import flip_interval
 from grpo_nb.dynamics.regimes import Regime
+from grpo_nb.plots.paper_figures import FIG5_CASES
 from grpo_nb.symbolic import variants as sv
 from grpo_nb.variants import Variant
 from grpo_nb.variants import map as vmap
@@ -317,3 +319,12 @@ def test_the_grid_reads_the_cycle_frontier_from_below():
     top_flip = max(flip_interval(b, 1e-5)[1] for b in np.linspace(0.9, 1.1, 201))
     assert 0.0098 < top_flip < 0.01005
     assert orbit_kind(0.0099, 1.11, 1e-5).kind == "fixed_point"  # the frontier is near, not at, the flip bound
+
+
+def test_the_settings_the_pages_share_span_the_stated_ranges():
+    """The grid of the one-step and mirror surveys spans p_ref from 1e-9 to 1 - 1e-9 (a column) and beta from 1e-3 to
+    1e3 (a row), the ranges the pages state; the divergent run is the paper's Fig. 5 case at its eps."""
+    assert checks.P_REF_GRID.shape == (25, 1) and checks.BETA_GRID.shape == (1, 25)
+    assert checks.P_REF_GRID[0, 0] == pytest.approx(1e-9) and checks.P_REF_GRID[-1, 0] == pytest.approx(1 - 1e-9)
+    assert checks.BETA_GRID[0, 0] == pytest.approx(1e-3) and checks.BETA_GRID[0, -1] == pytest.approx(1e3)
+    assert checks.FIG5 == (*FIG5_CASES[4], PAPER_EPS)

@@ -1,5 +1,5 @@
-"""The analyses of the chapter "GRPO variants" (``book/variants.md``), one module per section, each returning its
-table and the values its asserts need:
+"""The analyses of the chapter "GRPO variants" (``book/variants.md`` and its sub-pages), one module per section, each
+returning its table and the values its asserts need:
 
 * :mod:`~grpo_nb.chapters.variants.variant_set` ("The variants"): the variants the chapter compares
   (:data:`ALL_VARIANTS`) and the random instances its checks draw (:func:`random_instance`);
@@ -58,6 +58,7 @@ from grpo_nb.chapters.variants.regimes_and_cycles import (
     regime_survey,
 )
 from grpo_nb.chapters.variants.renyi import RenyiCheck, renyi_check
+from grpo_nb.chapters.variants.settings import BETA_GRID, FIG5, P_REF_GRID
 from grpo_nb.chapters.variants.success_recursion import (
     RecursionAgreement,
     VariantOrbit,
@@ -68,6 +69,9 @@ from grpo_nb.chapters.variants.success_recursion import (
 from grpo_nb.chapters.variants.variant_set import ALL_VARIANTS, random_instance
 
 __all__ = [
+    "BETA_GRID",
+    "FIG5",
+    "P_REF_GRID",
     "ALL_VARIANTS",
     "ConvergenceCases",
     "CycleFrontier",

@@ -1,6 +1,6 @@
 """Section "Variance normalisation is mean-only normalisation with an adaptive beta" of the chapter "GRPO variants"
-(``book/variants.md``): the two steps have one maximiser at beta_eff = beta sqrt(p(1-p)+eps), and how far beta_eff
-falls below its value at p = 1/2, with the exact p and inside a group of G answers."""
+(``book/variants_effective_beta.md``): the two steps have one maximiser at beta_eff = beta sqrt(p(1-p)+eps), and how far
+beta_eff falls below its value at p = 1/2, with the exact p and inside a group of G answers."""
 
 from __future__ import annotations
 

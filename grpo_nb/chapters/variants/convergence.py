@@ -1,5 +1,5 @@
-"""Section "When the iteration settles on a fixed point" of the chapter "GRPO variants" (``book/variants.md``): orbits
-that do not."""
+"""Section "When the iteration settles on a fixed point" of the chapter "GRPO variants"
+(``book/variants_effective_beta.md``): orbits that do not."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Section "The fixed points, against alpha = 1" of the chapter "GRPO variants" (``book/variants.md``): the fixed
-points of mean+var with 0 < alpha < 1 against those of alpha = 1 (Theorem 2), which are Theorem 2's at alpha beta;
+"""Section "The fixed points, against alpha = 1" of the chapter "GRPO variants" (``book/variants_both_kls.md``): the
+fixed points of mean+var with 0 < alpha < 1 against those of alpha = 1 (Theorem 2), which are Theorem 2's at alpha beta;
 every fixed point of the paper's Fig. 5 case at each alpha."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Section "Mean-only normalisation with KL to pi_ref: one step" of the chapter "GRPO variants"
-(``book/variants.md``): the numerically maximised step forgets pi_{n-1}, and with both KLs the affine map approaches
-its fixed point geometrically."""
+(``book/variants_recursions.md``): the numerically maximised step forgets pi_{n-1}, and with both KLs the affine map
+approaches its fixed point geometrically."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Section "Mirror (alpha = 0): no interior fixed point" of the chapter "GRPO variants" (``book/variants.md``):
-alpha = 0 has no fixed point, its orbits increase, and they run to p = 1."""
+"""Section "Mirror (alpha = 0): no interior fixed point" of the chapter "GRPO variants"
+(``book/variants_recursions.md``): alpha = 0 has no fixed point, its orbits increase, and they run to p = 1."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Section "The optimal policy of every variant" of the chapter "GRPO variants" (``book/variants.md``): every
+"""Section "The optimal policy of every variant" of the chapter "GRPO variants" (``book/variants_recursions.md``): every
 closed-form policy against the numerical solver of :mod:`grpo_nb.variants.policy`."""
 
 from __future__ import annotations

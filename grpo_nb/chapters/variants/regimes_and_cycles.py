@@ -1,5 +1,5 @@
-"""Section "What alpha does to the regimes, and to the cycles" of the chapter "GRPO variants" (``book/variants.md``):
-the regime maps of the variants, and where their cycles live."""
+"""Section "What alpha does to the regimes, and to the cycles" of the chapter "GRPO variants"
+(``book/variants_both_kls.md``): the regime maps of the variants, and where their cycles live."""
 
 from __future__ import annotations
 

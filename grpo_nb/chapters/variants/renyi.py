@@ -1,5 +1,5 @@
-"""Section "The Rényi term vanishes from pi_0 = pi_ref" of the chapter "GRPO variants" (``book/variants.md``): the
-Rényi correction vanishes from pi_ref, and from any other start it is what the one-dimensional recursion misses; it
+"""Section "The Rényi term vanishes from pi_0 = pi_ref" of the chapter "GRPO variants" (``book/variants_both_kls.md``):
+the Rényi correction vanishes from pi_ref, and from any other start it is what the one-dimensional recursion misses; it
 decays like (1 - alpha)^{2n}."""
 
 from __future__ import annotations

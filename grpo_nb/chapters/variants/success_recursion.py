@@ -1,5 +1,5 @@
-"""Section "The success recursion in logit form" of the chapter "GRPO variants" (``book/variants.md``): tabular runs
-from pi_0 = pi_ref against :func:`grpo_nb.variants.iterate`, and each variant's orbit."""
+"""Section "The success recursion in logit form" of the chapter "GRPO variants" (``book/variants_recursions.md``):
+tabular runs from pi_0 = pi_ref against :func:`grpo_nb.variants.iterate`, and each variant's orbit."""
 
 from __future__ import annotations
 
