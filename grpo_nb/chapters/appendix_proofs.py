@@ -1,5 +1,6 @@
-"""The analyses of the chapter "Appendix: the proofs, checked" (``book/appendix_proofs.md``), each returning its table
-and the values the chapter's asserts need; the section of the chapter that uses each is named in brackets.
+"""The analyses of the chapter "Appendix: the proofs, checked" (``book/appendix_proofs.md`` and its sub-pages), each
+returning its table and the values the chapter's asserts need; the section of the chapter that uses each is named in
+brackets.
 
 * :func:`proof_table` (every section): the checks of one result as a table, one row per step, with its verdict,
   names and notes typeset for the page.

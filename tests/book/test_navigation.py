@@ -89,9 +89,9 @@ def _link_into_a_fold(chromium, served_book) -> tuple[str, bool]:
     """(target, whether it is visible) after following a link to a target inside a folded section of the appendix."""
     with offline_page(chromium, served_book) as (page, _log):
         page.set_viewport_size(WIDTHS["laptop"])
-        open_page(page, f"{served_book}/book/appendix_proofs.html")
+        open_page(page, f"{served_book}/book/appendix_proofs_a.html")
         target = page.evaluate("() => document.querySelector('details.chapter-details [id]').id")
-        page.goto(f"{served_book}/book/appendix_proofs.html#{target}", wait_until="load")
+        page.goto(f"{served_book}/book/appendix_proofs_a.html#{target}", wait_until="load")
         page.wait_for_timeout(300)
         return target, page.locator(f"[id='{target}']").first.is_visible()
 
