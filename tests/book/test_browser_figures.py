@@ -317,9 +317,9 @@ TIMED_MOVES = [  # (page, slider moved, two positions, settings first): every fi
     ("book/amplification", "beta", "0.6", "0.7", {"n": 200}),
     ("book/amplification", "beta", "0.6", "0.7", {"n": 200, "logitAxes": True}),
     ("book/stabilised_grpo", "eps", "-3", "-2", {}),
-    ("book/hard_prompts", "betaIndex", "200", "260", {"n": 200}),
-    ("book/hard_prompts", "p_ref", "-9.2", "-6.9", {"n": 200}),  # recomputes the whole diagram
-    ("book/variants", "alpha", "0.4", "0.6", {"n": 200}),
+    ("book/hard_prompts_chaos", "betaIndex", "200", "260", {"n": 200}),
+    ("book/hard_prompts_chaos", "p_ref", "-9.2", "-6.9", {"n": 200}),  # recomputes the whole diagram
+    ("book/variants_effective_beta", "alpha", "0.4", "0.6", {"n": 200}),
     ("book/distribution", "clip", "0.2", "0.3", {"n": 40, "randomRewards": True}),  # 4 modes x 40 x 1716 groups
     ("book/distribution", "beta", "-0.7", "-0.6", {"n": 40, "randomRewards": True}),  # the bandit's orbits are kept
 ]
@@ -364,10 +364,10 @@ WRONG_FORMULAS = {  # a wrong formula in grpo_math.js, the page that shows it, a
         "book/stabilised_grpo",
         "omega[+]",
     ),
-    "diagram window one step late": (("t < T; t++)", "t <= T; t++)"), "book/hard_prompts", "diagram, orbit"),
+    "diagram window one step late": (("t < T; t++)", "t <= T; t++)"), "book/hard_prompts_chaos", "diagram, orbit"),
     "the anchor's weights swapped": (
         ("alpha * a + (1 - alpha) * z", "(1 - alpha) * a + alpha * z"),
-        "book/variants",
+        "book/variants_effective_beta",
         "map curve",
     ),
     "the prompts' advantages summed, not averaged": (

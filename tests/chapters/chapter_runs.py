@@ -31,10 +31,17 @@ import nbformat
 
 from tests.book_layout import ROOT
 
-# chapters whose outputs come from torch
-TORCH_CHAPTERS = ("parametric_grpo", "trl_grpo", "tracker_questions", "group_size")
-# torch chapters whose every later cell depends on SEED
-SEEDED_CHAPTERS = ("parametric_grpo", "trl_grpo", "tracker_questions")
+# chapters whose every later cell depends on SEED, and which sample with torch
+SEEDED_CHAPTERS = (
+    "parametric_grpo",
+    "trl_grpo_step",
+    "trl_grpo_practice",
+    "tracker_questions_advantage",
+    "tracker_questions_kl",
+    "tracker_questions_clipping",
+)
+# chapters whose outputs come from torch: those, and group_size_dynamics, whose toy-LM run is one seeded section
+TORCH_CHAPTERS = (*SEEDED_CHAPTERS, "group_size_dynamics")
 CELL_TIMEOUT_S = 600  # per cell, well above the slowest cell of the book: a hung cell fails with its source
 PLUGINS = ("nbval_widgets.py", "nbval_run_checks.py")  # tests/: the nbval plugins of a run in an empty folder
 

@@ -5,11 +5,11 @@ draws) have a cell tagged ``parameters`` that sets ``SEED``, and every sampled c
 seed from it. Here each such chapter runs at four more seeds (the README's nbval run checks seed 0), alone on a
 simulated other machine (``chapter_runs.py``): every cell must run, so every ``assert`` of the chapter holds
 at all five seeds, and nbval compares every output it compares at seed 0, so no verdict or exact table may depend
-on the draw (what a page prints from a draw sits in a cell tagged ``nbval-ignore-output``). group_size runs only its
-cells tagged ``seeded`` here (its toy-LM run and its Monte Carlo draws; the rest runs alone in
-``test_chapters_alone.py``). These four seeds are a live sample: every sampled chapter's claims were checked at 20
-seeds by the committed seed sweep (``tests/chapters/test_seed_sweep.py``). A
-fixture notebook whose assert holds at seed 0 only fails this check.
+on the draw (what a page prints from a draw sits in a cell tagged ``nbval-ignore-output``). The group-size pages
+(``GROUP_SIZE_SEEDED``) run only their cells tagged ``seeded`` here (the toy-LM run and the Monte Carlo draws; the
+rest runs alone in ``test_chapters_alone.py``). These four seeds are a live sample: every sampled chapter's claims
+were checked at 20 seeds by the committed seed sweep (``tests/chapters/test_seed_sweep.py``). A fixture notebook
+whose assert holds at seed 0 only fails this check.
 
 The seed runs of the seeded chapters sit in files of their own (``SPLIT``), so that they spread over the
 test workers.
@@ -27,9 +27,14 @@ from tests.chapters.chapter_runs import SEEDED_CHAPTERS, TORCH_CHAPTERS, check_a
 SEEDS = (1, 2, 3, 4)
 SPLIT = {
     "parametric_grpo": ("test_chapter_seeds_parametric_grpo_a.py", "test_chapter_seeds_parametric_grpo_b.py"),
-    "trl_grpo": ("test_chapter_seeds_trl_grpo.py",),
-    "tracker_questions": ("test_chapter_seeds_tracker_questions.py",),
+    "trl_grpo_step": ("test_chapter_seeds_trl_grpo.py",),
+    "trl_grpo_practice": ("test_chapter_seeds_trl_grpo.py",),
+    "tracker_questions_advantage": ("test_chapter_seeds_tracker_questions.py",),
+    "tracker_questions_kl": ("test_chapter_seeds_tracker_questions.py",),
+    "tracker_questions_clipping": ("test_chapter_seeds_tracker_questions.py",),
 }
+# the group-size pages whose Monte Carlo draws and toy-LM run are the cells tagged ``seeded``
+GROUP_SIZE_SEEDED = ("group_size_ustatistic", "group_size_dynamics")
 FRAGILE = ROOT / "tests" / "fixtures" / "notebooks" / "seed_fragile.json"  # not .ipynb: nbval would collect it
 
 
@@ -39,13 +44,14 @@ def check_at_seed(chapter: str, seed: int, env: dict[str, str], folder) -> None:
 
 def test_every_torch_chapter_is_run_at_other_seeds():
     here = Path(__file__).parent
-    assert set(SPLIT) == set(SEEDED_CHAPTERS) and set(TORCH_CHAPTERS) == {*SEEDED_CHAPTERS, "group_size"}
+    assert set(SPLIT) == set(SEEDED_CHAPTERS) and set(TORCH_CHAPTERS) == {*SEEDED_CHAPTERS, "group_size_dynamics"}
     assert all((here / name).is_file() for names in SPLIT.values() for name in names)
 
 
+@pytest.mark.parametrize("page", GROUP_SIZE_SEEDED)
 @pytest.mark.parametrize("seed", SEEDS)
-def test_group_size_toy_lm_claims_hold_at_other_seeds(seed, other_machine, tmp_path):
-    check_at_seed("group_size", seed, other_machine, tmp_path)
+def test_group_size_seeded_claims_hold_at_other_seeds(page, seed, other_machine, tmp_path):
+    check_at_seed(page, seed, other_machine, tmp_path)
 
 
 def test_a_seed_fragile_assert_fails_at_another_seed(other_machine, tmp_path):
@@ -62,4 +68,4 @@ def test_the_longest_files_are_collected_first():
 
     here = Path(__file__).parent
     assert all((here / name).is_file() or (BOOK / name).is_file() for name in LONGEST_FIRST)
-    assert {*SPLIT["parametric_grpo"], *SPLIT["trl_grpo"], "test_chapters_alone.py"} <= set(LONGEST_FIRST)
+    assert {*SPLIT["parametric_grpo"], *SPLIT["trl_grpo_step"], "test_chapters_alone.py"} <= set(LONGEST_FIRST)
