@@ -357,7 +357,7 @@ def _header(page: str) -> nbformat.NotebookNode:
     number, title = b.chapters[page]
     name = f"{'Section' if '.' in str(number) else 'Chapter'} {number}, {title}" if number else title
     text = (
-        f"*GRPO, executable*: {name}. This is the chapter's notebook for Colab and Jupyter; the book's own page, "
+        f"*GRPO, executable*: {name}. This is the page's notebook for Colab and Jupyter; the book's own page, "
         f"with its slider figures and its folds, is [on the book's website]({b.page_url(page)}). Run the first code "
         "cell to install the book's package, then the others from top to bottom."
     )
