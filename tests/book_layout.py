@@ -46,6 +46,12 @@ def chapter_of_page() -> dict[str, str]:
     return out
 
 
+def chapter_text(chapter: str) -> str:
+    """The markdown of a chapter: its first page and then each sub-page, in the order of _toc.yml."""
+    pages = [page for page, owner in chapter_of_page().items() if owner == chapter]
+    return "\n\n".join((BOOK / f"{page}.md").read_text() for page in pages)
+
+
 def chapter_notebooks() -> list[Path]:
     """The chapters: every notebook under book/ (each must be listed in _toc.yml)."""
     return sorted(BOOK.glob("*.ipynb"))

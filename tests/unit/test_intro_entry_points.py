@@ -44,11 +44,17 @@ def test_both_reading_paths_are_there():
 
 
 def test_the_slider_sentences_name_exactly_the_chapters_that_have_them():
+    """Each sentence links one page per chapter that has the sliders: the page that shows them, or the chapter's first
+    page when several of its pages do, and says how many chapters that is."""
     browser = _sentence("**Move the sliders**", "run in your browser")
     explorers = _sentence("run in your browser", "not on this site")
+    owner = chapter_of_page()
     for text, marker in ((browser, "data-grpo-figure"), (explorers, "_explorer(")):
-        named, actual = _linked_chapters(text), _chapters_with(marker)
+        linked, pages = _linked_chapters(text), _chapters_with(marker)
+        named, actual = {owner[page] for page in linked}, {owner[page] for page in pages}
         assert named == actual, f"the intro names {sorted(named)}; {marker} is in {sorted(actual)}"
+        assert all(page in pages or page in actual for page in linked), f"{sorted(linked - pages)} show no {marker}"
+        assert len(linked) == len(named), f"two links to one chapter: {sorted(linked)}"
         count = re.search(r"\b(" + "|".join(NUMBER_WORDS) + r") chapters", text, re.IGNORECASE)
         assert count and NUMBER_WORDS[count.group(1).lower()] == len(actual), text
 
