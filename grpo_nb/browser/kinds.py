@@ -75,7 +75,7 @@ FIGURE_KINDS: tuple[FigureKind, ...] = (
         "Fig. 5: p_n against n, and its cobweb",
         ("beta", "p_ref", "eps", "n"),
         "logitAxes",
-        "amplification",
+        "amplification_convergence",
         "fig5-browser",
         ("grpo_nb.dynamics.map.iterate_logit", "grpo_nb.dynamics.map.logit_map"),
     ),

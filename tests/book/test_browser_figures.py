@@ -314,8 +314,8 @@ def test_plotted_numbers_equal_grpo_nb(browser, site, doc):
 
 TIMED_MOVES = [  # (page, slider moved, two positions, settings first): every figure at n = 200 and 400-point curves
     ("book/policy_dynamics", "beta", "-0.3", "0.3", {}),
-    ("book/amplification", "beta", "0.6", "0.7", {"n": 200}),
-    ("book/amplification", "beta", "0.6", "0.7", {"n": 200, "logitAxes": True}),
+    ("book/amplification_convergence", "beta", "0.6", "0.7", {"n": 200}),
+    ("book/amplification_convergence", "beta", "0.6", "0.7", {"n": 200, "logitAxes": True}),
     ("book/stabilised_grpo", "eps", "-3", "-2", {}),
     ("book/hard_prompts_chaos", "betaIndex", "200", "260", {"n": 200}),
     ("book/hard_prompts_chaos", "p_ref", "-9.2", "-6.9", {"n": 200}),  # recomputes the whole diagram
@@ -356,7 +356,7 @@ WRONG_FORMULAS = {  # a wrong formula in grpo_math.js, the page that shows it, a
     ),
     "no fixed point searched on z <= 0": (
         ("if (g0 < 0) roots.push", "if (false) roots.push"),
-        "book/amplification",
+        "book/amplification_convergence",
         "fixed points .logits.: shape",
     ),
     "omega+ without its (1 - p)": (

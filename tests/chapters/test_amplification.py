@@ -20,7 +20,7 @@ from grpo_nb.dynamics.paper_bounds import prompt_free_beta_bound
 from grpo_nb.dynamics.regimes import Regime, regime_grid, regime_map
 from grpo_nb.dynamics.uniform_beta import safe_betas
 from grpo_nb.tabular import expected_reward, grpo_step, solve_grpo_step
-from tests.book_layout import BOOK
+from tests.book_layout import BOOK, chapter_text
 
 # ---- Section "Amplification (Theorem 3)" -----------------------------------------------------------------------------
 
@@ -132,7 +132,7 @@ def test_the_safe_betas_the_page_states_are_safe():
 
     ((lo, hi),) = safe_betas(1e-5).unsafe
     assert 0.07295 < lo < 0.0730 < hi < 60.856
-    text = (BOOK / "amplification.md").read_text()
+    text = chapter_text("amplification")
     assert "every $\\beta \\le 0.07295$ and every $\\beta \\ge 60.856$" in text and "\\beta \\le 0.0730$" not in text
 
 
@@ -238,7 +238,7 @@ def test_first_step_bad_input():
 
 
 def test_the_corrected_sentences():
-    amplification, intro = (BOOK / "amplification.md").read_text(), (BOOK / "intro.md").read_text()
+    amplification, intro = chapter_text("amplification"), (BOOK / "intro.md").read_text()
     assert '"at least $2/\\beta$ in log-odds"' not in amplification  # a phrase quoted from nowhere
     assert "governed by the per-step\nerrors, not by $\\beta$" not in amplification and "vacuous" in amplification
     assert "this is no lower bound on $\\beta$" in amplification  # Fig. 4's caption

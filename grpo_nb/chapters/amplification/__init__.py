@@ -1,5 +1,6 @@
-"""The analyses of the chapter "Amplification and convergence" (``book/amplification.md``, paper §4), each returning
-its table and the values the chapter's asserts need, in one module per section (or group of sections) of the chapter:
+"""The analyses of the chapter "Amplification and convergence" (``book/amplification.md`` and its sub-pages,
+paper §4), each returning its table and the values the chapter's asserts need, in one module per section (or group
+of sections) of the chapter:
 
 * :mod:`~grpo_nb.chapters.amplification.theorem3`, "Amplification (Theorem 3)": Theorem 3 in logit form over a
   (p_ref, beta) grid, and on Theorem 1's closed-form policies over random finite outcome spaces;

@@ -1,4 +1,4 @@
-"""Section "What β means in practice" of the chapter "Amplification and convergence" (``book/amplification.md``,
+"""Section "What β means in practice" of the chapter "Amplification and convergence" (``book/amplification_beta.md``,
 paper §4).
 
 * :data:`PRACTICE_BETAS`, :func:`kl_penalty_gradients`, :func:`practice_regime_table`, :func:`small_beta_limit`: the

@@ -1,5 +1,5 @@
 """Section "The paper's Fig. 3: where condition (2) holds" of the chapter "Amplification and convergence"
-(``book/amplification.md``, paper §4).
+(``book/amplification_theorem3.md``, paper §4).
 
 * :func:`condition2_failure_region`: where Theorem 3's printed condition (2) fails, as beta and p_ref ranges;
 * :func:`condition2_small_beta_growth`: the exponent with which its left-hand side grows as beta -> 0, fitted and

@@ -1,5 +1,5 @@
 """Sections "Local convergence (Theorem 4 and Lemma 1)" and "The paper's Fig. 4: the bound on β" of the chapter
-"Amplification and convergence" (``book/amplification.md``, paper §4).
+"Amplification and convergence" (``book/amplification_convergence.md``, paper §4).
 
 * :func:`theorem4_stability_check` ("Local convergence (Theorem 4 and Lemma 1)"): Lemma 1 / Theorem 4's bound B(p*)
   against the fixed points' slopes, and perturbed orbits that stay (stable) or leave (unstable).

@@ -1,5 +1,5 @@
 """Section "Remark 2: one β for all prompts" of the chapter "Amplification and convergence"
-(``book/amplification.md``, paper §4).
+(``book/amplification_beta.md``, paper §4).
 
 * :func:`per_prompt_bounds`, :func:`uniform_beta_report`: the per-prompt lower bounds on beta read off a grid, beside
   the exact set of betas that are unsafe for some prompt (:mod:`grpo_nb.dynamics.uniform_beta`) and the prompt-free

@@ -1,5 +1,6 @@
 """Sections "The paper's Fig. 5: what the iterations do", 'The "divergent" case is a stable 2-cycle' and "A map of
-the regimes" of the chapter "Amplification and convergence" (``book/amplification.md``, paper §4): where the orbits go.
+the regimes" of the chapter "Amplification and convergence" (``book/amplification_convergence.md`` and
+``book/amplification_regimes.md``, paper §4): where the orbits go.
 
 * :func:`orbit_table` ("The paper's Fig. 5: what the iterations do"): where the orbit from p_ref goes for each
   (p_ref, beta).

@@ -1,5 +1,5 @@
-"""Section "Amplification (Theorem 3)" of the chapter "Amplification and convergence" (``book/amplification.md``,
-paper §4).
+"""Section "Amplification (Theorem 3)" of the chapter "Amplification and convergence"
+(``book/amplification_theorem3.md``, paper §4).
 
 * :func:`theorem3_survey`: Theorem 3 in logit form over a (p_ref, beta) grid for several eps: the gap
   logit p* - logit p_ref against its margin 1/(beta sqrt(1/4 + eps)), where condition (2) fails, and the orbit. Its

@@ -1,5 +1,5 @@
 """Section "Theorem 4's hypothesis against amplification" of the chapter "Amplification and convergence"
-(``book/amplification.md``, paper §4).
+(``book/amplification_regimes.md``, paper §4).
 
 * :func:`theorem4_hypothesis_grid`, :func:`hypothesis_table`: where Theorem 4's hypothesis (p_ref within a ball
   around a stable p* on which h contracts) can hold at all, given that amplification keeps every fixed point away
