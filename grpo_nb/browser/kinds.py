@@ -112,7 +112,7 @@ FIGURE_KINDS: tuple[FigureKind, ...] = (
         "bandit's entropy per clip mode",
         ("beta", "p_ref", "n", "clip"),
         "randomRewards",
-        "distribution",
+        "distribution_papers",
         "distribution-browser",
         (
             "grpo_nb.tabular.distribution.pass_at_k",

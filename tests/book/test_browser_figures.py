@@ -320,8 +320,8 @@ TIMED_MOVES = [  # (page, slider moved, two positions, settings first): every fi
     ("book/hard_prompts_chaos", "betaIndex", "200", "260", {"n": 200}),
     ("book/hard_prompts_chaos", "p_ref", "-9.2", "-6.9", {"n": 200}),  # recomputes the whole diagram
     ("book/variants_effective_beta", "alpha", "0.4", "0.6", {"n": 200}),
-    ("book/distribution", "clip", "0.2", "0.3", {"n": 40, "randomRewards": True}),  # 4 modes x 40 x 1716 groups
-    ("book/distribution", "beta", "-0.7", "-0.6", {"n": 40, "randomRewards": True}),  # the bandit's orbits are kept
+    ("book/distribution_papers", "clip", "0.2", "0.3", {"n": 40, "randomRewards": True}),  # 4 modes x 40 x 1716 groups
+    ("book/distribution_papers", "beta", "-0.7", "-0.6", {"n": 40, "randomRewards": True}),  # bandit orbits kept
 ]
 MOVE = """([id, key, value]) => {
   // a slider move as the reader makes it: new value, input event; returns the figure's data afterwards
@@ -372,7 +372,7 @@ WRONG_FORMULAS = {  # a wrong formula in grpo_math.js, the page that shows it, a
     ),
     "the prompts' advantages summed, not averaged": (
         ("sum / Q / beta", "sum / beta"),
-        "book/distribution",
+        "book/distribution_papers",
         "shared_p",
     ),
 }
