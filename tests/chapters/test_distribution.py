@@ -4,8 +4,10 @@ the section module the analysis reads)."""
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 
+import jupytext
 import numpy as np
 import pytest
 from scipy.special import expit, logit, softmax
@@ -17,6 +19,7 @@ from grpo_nb.tabular.clip_bias import PolicyTrace, expected_update_orbit, inner_
 from grpo_nb.tabular.distribution import signed_logit_increment
 from grpo_nb.tabular.examples import BANDIT_PI0, BANDIT_REWARD
 from grpo_nb.variants.policy import solve_policy_step
+from tests.book_layout import BOOK, chapter_of_page
 
 
 def _rng() -> np.random.Generator:
@@ -417,3 +420,35 @@ def test_the_side_by_side_numbers_follow_the_findings_and_the_readings_do_not_cl
 def test_expit_logit_roundtrip_is_what_the_orbit_check_avoids():
     """Why per_prompt_pass_at_k reads logits: near 1 a probability loses the gain that its logit keeps."""
     assert logit(expit(40.0)) == np.inf or abs(logit(expit(40.0)) - 40.0) > 1.0
+
+
+# ---- The papers page: the results it recomputes are those of the chapter's other pages ---------------------------
+
+
+def _analysis_calls(source: str) -> set[str]:
+    """Every call of the chapter's analyses (``checks.<name>(...)``) in a code text, written in one normal form."""
+    return {
+        ast.unparse(node)
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and isinstance(node.func.value, ast.Name)
+        and node.func.value.id == "checks"
+    }
+
+
+def _code(page: str) -> str:
+    return "\n".join(c.source for c in jupytext.read(BOOK / f"{page}.md").cells if c.cell_type == "code")
+
+
+def test_the_papers_page_recomputes_what_the_other_pages_compute():
+    """The comparison on the papers page quotes results it computes again (so that it runs alone): each of those calls
+    is made, with the same arguments, on another page of the chapter, so a setting changed there cannot leave the
+    comparison quoting another run. Negative test: one argument changed is not found."""
+    pages = [page for page, chapter in chapter_of_page().items() if chapter == "distribution"]
+    others = set().union(*(_analysis_calls(_code(page)) for page in pages if page != "distribution_papers"))
+    cell = next(c.source for c in jupytext.read(BOOK / "distribution_papers.md").cells if "random_runs =" in c.source)
+    recomputed = _analysis_calls(cell) - {"checks.load_record()"}
+    assert len(recomputed) >= 10 and recomputed <= others, sorted(recomputed - others)
+    changed = {call.replace("n=40", "n=41") for call in recomputed}
+    assert not changed <= others
