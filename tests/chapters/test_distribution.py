@@ -7,7 +7,6 @@ from __future__ import annotations
 import ast
 import dataclasses
 
-import jupytext
 import numpy as np
 import pytest
 from scipy.special import expit, logit, softmax
@@ -20,6 +19,7 @@ from grpo_nb.tabular.distribution import signed_logit_increment
 from grpo_nb.tabular.examples import BANDIT_PI0, BANDIT_REWARD
 from grpo_nb.variants.policy import solve_policy_step
 from tests.book_layout import BOOK, chapter_of_page
+from tests.chapters.colab_bootstrap import code_cells
 
 
 def _rng() -> np.random.Generator:
@@ -437,17 +437,14 @@ def _analysis_calls(source: str) -> set[str]:
     }
 
 
-def _code(page: str) -> str:
-    return "\n".join(c.source for c in jupytext.read(BOOK / f"{page}.md").cells if c.cell_type == "code")
-
-
 def test_the_papers_page_recomputes_what_the_other_pages_compute():
     """The comparison on the papers page quotes results it computes again (so that it runs alone): each of those calls
     is made, with the same arguments, on another page of the chapter, so a setting changed there cannot leave the
     comparison quoting another run. Negative test: one argument changed is not found."""
     pages = [page for page, chapter in chapter_of_page().items() if chapter == "distribution"]
-    others = set().union(*(_analysis_calls(_code(page)) for page in pages if page != "distribution_papers"))
-    cell = next(c.source for c in jupytext.read(BOOK / "distribution_papers.md").cells if "random_runs =" in c.source)
+    sources = [source for page in pages if page != "distribution_papers" for source in code_cells(BOOK / f"{page}.md")]
+    others = _analysis_calls("\n".join(sources))
+    cell = next(source for source in code_cells(BOOK / "distribution_papers.md") if "random_runs =" in source)
     recomputed = _analysis_calls(cell) - {"checks.load_record()"}
     assert len(recomputed) >= 10 and recomputed <= others, sorted(recomputed - others)
     changed = {call.replace("n=40", "n=41") for call in recomputed}
