@@ -41,7 +41,7 @@ LONGEST_FIRST = (  # test files under tests/chapters/ and book/, longest first
     "test_chapter_seeds_parametric_grpo_a.py",
     "test_chapter_seeds_parametric_grpo_b.py",
     "test_chapters_alone.py",
-    "parametric_grpo.ipynb",
+    "parametric_grpo_runs.ipynb",
     "test_chapter_seeds.py",
     "test_chapter_seeds_trl_grpo.py",
     "test_chapter_seeds_tracker_questions.py",

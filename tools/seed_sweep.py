@@ -1,7 +1,7 @@
 """The seed sweep: every claim a chapter makes about a sampled or trained run, evaluated at 20 or more seeds.
 
     python tools/seed_sweep.py                                  # every sampled chapter, seeds 0..19, two at a time
-    python tools/seed_sweep.py --chapters parametric_grpo --seeds 0-23 --jobs 2
+    python tools/seed_sweep.py --chapters parametric_grpo_runs --seeds 0-23 --jobs 2
 
 A chapter whose runs sample (with torch, or numpy's seeded generators) has a cell tagged ``parameters`` that sets
 ``SEED`` (``tests/chapters/chapter_runs.py``), and every draw it asserts on follows ``SEED``. For each seed the sweep

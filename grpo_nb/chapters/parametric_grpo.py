@@ -1,5 +1,6 @@
-"""The analyses of the chapter "Parametric GRPO" (``book/parametric_grpo.md``, paper §5, Theorem 5), each returning
-its table and the values the chapter's asserts need; the section of the chapter that uses each is named in brackets.
+"""The analyses of the chapter "Parametric GRPO" (paper §5, Theorem 5), each returning its table and the values the
+chapter's asserts need; the page, and the section of ``book/parametric_grpo_runs.md``, that uses each is named in
+brackets.
 
 * :func:`run_summary`, :func:`summary_table`, :func:`timing_table` ("GRPO runs", "Mean success before and after
   GRPO", "Theorem 5 made visible", "The effect of β"): a run's means, gaps and inner-problem errors, per run.
@@ -8,8 +9,8 @@ its table and the values the chapter's asserts need; the section of the chapter 
 * :func:`theorem5_budget` ("Theorem 5 made visible"): Assumption 1's error budget measured on every run: the smallest
   delta_n the assumption admits, their total delta*, and how far the summed one-step errors overstate TV(pi~_n, pi_n).
 * :func:`k3_gradient_direction` ("Theorem 5 made visible"): which KL the k3 estimate's expected gradient follows.
-* :func:`propagate` and :func:`segment_slope_bound` ("Errors grow where the map is unstable"): how a run's per-step
-  errors propagate along the success recursion (Theorem 5 against |h'|).
+* :func:`propagate` and :func:`segment_slope_bound` (the page ``book/parametric_grpo_unstable.md``): how a run's
+  per-step errors propagate along the success recursion (Theorem 5 against |h'|).
 
 Theorem 5 of Mroueh (2025) assumes (Assumption 1) that TV(pi~_n, pi_n) grows by at most delta_n per iteration and
 concludes |p~_n - p_n| <= 2 sum_{i<=n} delta_i (for a 0/1 reward the factor 2 can be dropped). The error a network
@@ -165,7 +166,7 @@ def segment_slope_bound(
     a: np.ndarray, b: np.ndarray, p_ref: float, beta: float, eps: float, *, n_grid: int = 2049
 ) -> np.ndarray:
     """max |h'| over the segment between a and b (elementwise), on a grid uniform in p and one uniform in the logit
-    (h' varies fastest near 0 and 1), endpoints included (section "Errors grow where the map is unstable")."""
+    (h' varies fastest near 0 and 1), endpoints included (the page ``book/parametric_grpo_unstable.md``)."""
     lo, hi = np.minimum(a, b), np.maximum(a, b)
     t = np.linspace(0.0, 1.0, n_grid)[:, None]
     lin = lo + t * (hi - lo)
@@ -218,7 +219,7 @@ class ErrorPropagation:
 
 def propagate(p_tilde: object, beta: float, eps: float) -> ErrorPropagation:
     """The propagation bound of the module docstring for measured trajectories ``p_tilde`` (M+1, P), row 0 = p_ref
-    (section "Errors grow where the map is unstable")."""
+    (the page ``book/parametric_grpo_unstable.md``)."""
     p_tilde = np.asarray(p_tilde, dtype=float)
     if p_tilde.ndim != 2 or p_tilde.shape[0] < 2:
         raise ValueError(f"p_tilde has shape {p_tilde.shape}; valid shape is (M+1, P) with M >= 1")

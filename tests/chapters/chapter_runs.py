@@ -33,7 +33,8 @@ from tests.book_layout import ROOT
 
 # chapters whose every later cell depends on SEED, and which sample with torch
 SEEDED_CHAPTERS = (
-    "parametric_grpo",
+    "parametric_grpo_runs",
+    "parametric_grpo_unstable",
     "trl_grpo_step",
     "trl_grpo_practice",
     "tracker_questions_advantage",

@@ -1,4 +1,4 @@
-"""parametric_grpo alone on another machine at seeds 1 and 2 (see ``tests/chapters/test_chapter_seeds.py``)."""
+"""parametric_grpo's pages alone on another machine at seeds 1 and 2 (see ``tests/chapters/test_chapter_seeds.py``)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import pytest
 from tests.chapters.test_chapter_seeds import check_at_seed
 
 
+@pytest.mark.parametrize("page", ("parametric_grpo_runs", "parametric_grpo_unstable"))
 @pytest.mark.parametrize("seed", (1, 2))
-def test_parametric_grpo_claims_hold_at_other_seeds(seed, other_machine, tmp_path):
-    check_at_seed("parametric_grpo", seed, other_machine, tmp_path)
+def test_parametric_grpo_claims_hold_at_other_seeds(page, seed, other_machine, tmp_path):
+    check_at_seed(page, seed, other_machine, tmp_path)

@@ -26,7 +26,7 @@ from grpo_nb.dynamics import attractor, h, h_prime, iterate, orbit_kind
 from grpo_nb.tabular.policy import total_variation
 from grpo_nb.toylm.configs import CYCLING
 from grpo_nb.toylm.task import make_task as make_digit_task
-from tests.book_layout import BOOK
+from tests.book_layout import chapter_text
 from tests.unit.test_gpu_run import a_record
 
 EPS = 1e-5
@@ -163,7 +163,7 @@ def test_the_old_cycle_claims_fail_inside_the_range_sft_reaches():
 
 
 def test_the_intro_quotes_no_unsourced_experiment():
-    text = (BOOK / "parametric_grpo.md").read_text()
+    text = chapter_text("parametric_grpo")
     assert "GSM8K" not in text and "37.5" not in text
 
 

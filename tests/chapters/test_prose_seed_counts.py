@@ -50,6 +50,6 @@ def test_every_count_in_the_prose_is_one_the_sweep_measured(md):
 def test_the_check_reads_counts_across_lines_and_catches_one_the_sweep_never_measured():
     text = "held at 19 of the seed\nsweep's 20 seeds, and at 7 of the sweep's 20 seeds"
     assert prose_counts(text) == [(19, 20), (7, 20)]
-    assert unmeasured("parametric_grpo", "at 21 of the sweep's 20 seeds") == [(21, 20)]
+    assert unmeasured("parametric_grpo_runs", "at 21 of the sweep's 20 seeds") == [(21, 20)]
     assert unmeasured("intro", "at 21 of the sweep's 20 seeds") == [(21, 20)]  # measured on no page
     assert unmeasured("trl_grpo", "at 19 of the sweep's 20 seeds") == [(19, 20)]  # not one of its chapter's counts

@@ -120,7 +120,7 @@ def test_a_stated_claim_is_recorded_under_its_name_and_read_from_the_report():
     recs = run_instrumented(source, {"x": 0.2, "seed_claim": lambda chapter, name, value: value})
     assert recs == [{"key": "x is small", "held": False, "margin": pytest.approx(-0.1), "relative_margin": -0.5}]
     with pytest.raises(ValueError, match="no such claim"):
-        seed_claim("parametric_grpo", "a claim nobody made", True)
+        seed_claim("parametric_grpo_runs", "a claim nobody made", True)
 
 
 def test_the_instrumented_source_is_the_cell_with_its_asserts_replaced():

@@ -1,4 +1,4 @@
-"""grpo_nb.toylm.grpo.grpo_loss, the loss the book prints in parametric_grpo, is Algorithm 1's: minus the mean
+"""grpo_nb.toylm.grpo.grpo_loss, the loss the book prints in parametric_grpo_runs, is Algorithm 1's: minus the mean
 clipped surrogate min(x A, clip(x, 1 - eps, 1 + eps) A) of each answer's whole-sequence ratio x, plus beta times the
 mean over answers of k3 summed over tokens (or the KL term it is given). Its gradient at pi_theta = pi_old is the
 advantage-weighted score minus beta times the KL's."""
