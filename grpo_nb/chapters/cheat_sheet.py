@@ -79,7 +79,8 @@ FIXED_EPS = (0.0, 1e-8, PAPER_EPS, TRL_STD_EPS)
 _SHORT = {
     "centring": {family.Centring.GROUP: "group mean", family.Centring.LEAVE_ONE_OUT: "others' mean",
                  family.Centring.BATCH: "batch mean"},
-    "scaling": {family.Scaling.GROUP_STD: "group std", family.Scaling.BATCH_STD: "batch std", family.Scaling.NONE: "—"},
+    "scaling": {family.Scaling.GROUP_STD: "group std", family.Scaling.BATCH_STD: "batch std", family.Scaling.NONE: "—",
+                family.Scaling.GROUP_THEN_BATCH_STD: "group, batch std", family.Scaling.GROUP_MEAN: r"$\hat p$"},
     "ratio": {family.Ratio.TOKEN: "token", family.Ratio.SEQUENCE_MEAN: "sequence", family.Ratio.SEQUENCE_SUM: "answer"},
 }  # fmt: skip
 

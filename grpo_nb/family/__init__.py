@@ -1,4 +1,5 @@
-"""The GRPO family side by side: GRPO, Dr. GRPO, DAPO, BNPO, GSPO, CISPO, RLOO and REINFORCE++.
+"""The GRPO family side by side: GRPO, Dr. GRPO, DAPO, BNPO, GSPO, CISPO, RLOO, REINFORCE++, SAPO, VESPO, MaxRL and
+GDPO.
 
 Public API: ``advantage(name, rewards, ...)`` (rewards (groups, G) -> advantages (groups, G)), ``loss(name, logp,
 advantages, ...)`` (a batch's loss and its exact gradient), ``METHODS`` (one :class:`Method` record per method, with
@@ -6,12 +7,20 @@ its enumerated fields ``Centring``, ``Scaling``, ``Ratio``, ``Clip``, ``KLPlacem
 ``Aggregation``, ``SilentGroups``, ``TRLTrainer``: :mod:`.methods`; ``advantage`` and ``loss`` also take a record in
 place of a name), and what each normalisation climbs (:mod:`.objectives`: ``gap``, ``climbed``, ``success_weights``,
 ``SuccessOnlyRecursion``, ``forward_kl_success``) with its sympy derivations (:mod:`.symbolic`). Names:
-``METHOD_NAMES`` = grpo, dr_grpo, dapo, bnpo, gspo, cispo, rloo, reinforce_pp. The chapter's analyses are in
-:mod:`grpo_nb.chapters.grpo_family`.
+``METHOD_NAMES`` = grpo, dr_grpo, dapo, bnpo, gspo, cispo, rloo, reinforce_pp, sapo, vespo, maxrl, gdpo. Several
+rewards per answer: ``multi_reward_advantage`` (:mod:`.multi_reward`, TRL's two aggregations, GDPO's among them).
+The chapter's analyses are in :mod:`grpo_nb.chapters.grpo_family`.
 """
 
-from grpo_nb.family.advantage import ADVANTAGE_RULES, REINFORCE_PP_EPS, advantage, leave_one_out_baseline
-from grpo_nb.family.loss import DEFAULT_CLIP, LossValue, aggregation_weights, loss
+from grpo_nb.family.advantage import (
+    ADVANTAGE_RULES,
+    REINFORCE_PP_EPS,
+    UNSMOOTHED,
+    advantage,
+    batch_normalised,
+    leave_one_out_baseline,
+)
+from grpo_nb.family.loss import DEFAULT_CLIP, LossValue, aggregation_weights, gamma_weight, loss, soft_gate
 from grpo_nb.family.methods import (
     METHOD_NAMES,
     METHODS,
@@ -27,6 +36,7 @@ from grpo_nb.family.methods import (
     TRLTrainer,
     method,
 )
+from grpo_nb.family.multi_reward import MULTI_REWARD_AGGREGATIONS, multi_reward_advantage
 from grpo_nb.family.objectives import (
     NORMALISATIONS,
     SuccessOnlyRecursion,
@@ -48,6 +58,7 @@ __all__ = [
     "KLPlacement",
     "METHODS",
     "METHOD_NAMES",
+    "MULTI_REWARD_AGGREGATIONS",
     "NORMALISATIONS",
     "REINFORCE_PP_EPS",
     "LossValue",
@@ -57,15 +68,20 @@ __all__ = [
     "SilentGroups",
     "SuccessOnlyRecursion",
     "TRLTrainer",
+    "UNSMOOTHED",
     "advantage",
     "aggregation_weights",
+    "batch_normalised",
     "climbed",
     "climbed_gradients",
     "forward_kl_success",
+    "gamma_weight",
     "gap",
     "leave_one_out_baseline",
     "loss",
     "method",
+    "multi_reward_advantage",
     "rloo_identity",
+    "soft_gate",
     "success_weights",
 ]

@@ -9,7 +9,11 @@ of the method's (centring, scaling) (:data:`ADVANTAGE_RULES`; :mod:`grpo_nb.fami
 - dr_grpo: r - mean, no scaling (Liu et al. 2025), ``group_advantage(r, "mean_only")``;
 - rloo: r_i minus the mean of the other G - 1 rewards of its group (Kool et al. 2019; Ahmadian et al. 2024);
 - reinforce_pp: r minus the mean of the whole batch, over the batch's standard deviation + eps (Hu 2025: no group
-  baseline, a global normalisation).
+  baseline, a global normalisation);
+- maxrl: (r - p_hat)/p_hat, p_hat the group's mean reward, and 0 in a group without a success (Tajwar et al. 2026);
+- gdpo: GRPO's group advantage, then centred and scaled over the batch, (a - mean_batch a)/(std_batch a + 1e-4) with
+  the Bessel-corrected std (Liu et al. 2026; TRL's ``multi_objective_aggregation="normalize_then_sum"``, which
+  normalises each reward function in its group first: :mod:`grpo_nb.family.multi_reward`).
 """
 
 from __future__ import annotations
@@ -19,10 +23,18 @@ from collections.abc import Callable
 import numpy as np
 
 from grpo_nb.advantage import DEFAULT_EPS, group_advantage
+from grpo_nb.constants import TRL_STD_EPS
 from grpo_nb.family.methods import Centring, Method, Scaling, method
 from grpo_nb.validation import check_binary_reward, check_choice, check_eps
 
-__all__ = ["ADVANTAGE_RULES", "REINFORCE_PP_EPS", "advantage", "leave_one_out_baseline"]
+__all__ = [
+    "ADVANTAGE_RULES",
+    "REINFORCE_PP_EPS",
+    "UNSMOOTHED",
+    "advantage",
+    "batch_normalised",
+    "leave_one_out_baseline",
+]
 
 #: REINFORCE++'s constant added to the batch standard deviation (a batch of equal rewards gets advantage 0).
 REINFORCE_PP_EPS = 1e-8
@@ -56,12 +68,36 @@ def _batch_std(r: np.ndarray, form: str, eps: float | None) -> np.ndarray:
     return (r - r.mean()) / (r.std() + eps_arr)
 
 
+def batch_normalised(a: np.ndarray) -> np.ndarray:
+    """(a - mean a)/(std a + 1e-4) over every entry of ``a``, std with Bessel's correction: the batch step of GDPO as
+    TRL 1.16 takes it (``nanstd`` of all the batch's summed advantages, plus ``TRL_STD_EPS``)."""
+    a = np.asarray(a, dtype=float)
+    std = a.std(ddof=1) if a.size > 1 else 0.0
+    return (a - a.mean()) / (std + TRL_STD_EPS)
+
+
+def _group_then_batch_std(r: np.ndarray, form: str, eps: float | None) -> np.ndarray:
+    """GRPO's group advantage, then :func:`batch_normalised` (GDPO with one reward)."""
+    return batch_normalised(_group_std(r, form, eps))
+
+
+def _group_mean_scaled(r: np.ndarray, form: str, eps: float | None) -> np.ndarray:
+    """(r - p_hat)/p_hat, 0 in a group without a success (MaxRL)."""
+    p_hat = r.mean(axis=-1, keepdims=True)
+    return np.divide(r - p_hat, p_hat, out=np.zeros_like(r), where=p_hat > 0)
+
+
+#: The scalings without a standard deviation, so without an ``eps`` to smooth it.
+UNSMOOTHED: tuple[Scaling, ...] = (Scaling.NONE, Scaling.GROUP_MEAN)
+
 #: The advantage of each (centring, scaling) pair a method may combine; any other pair has no rule (ValueError).
 ADVANTAGE_RULES: dict[tuple[Centring, Scaling], Callable[[np.ndarray, str, float | None], np.ndarray]] = {
     (Centring.GROUP, Scaling.GROUP_STD): _group_std,
     (Centring.GROUP, Scaling.NONE): _group_mean,
     (Centring.LEAVE_ONE_OUT, Scaling.NONE): _leave_one_out,
     (Centring.BATCH, Scaling.BATCH_STD): _batch_std,
+    (Centring.GROUP, Scaling.GROUP_MEAN): _group_mean_scaled,
+    (Centring.GROUP, Scaling.GROUP_THEN_BATCH_STD): _group_then_batch_std,
 }
 
 
@@ -87,6 +123,6 @@ def advantage(name: str | Method, rewards: object, *, form: str = "paper", eps: 
             f"(centring, scaling)=({row.centring.value!r}, {row.scaling.value!r}) of name={row.name!r} has no "
             f"advantage rule; valid pairs are {pairs}"
         )
-    if eps is not None and row.scaling is Scaling.NONE:
-        raise ValueError(f"eps={eps!r} is not used by name={row.name!r}; valid: eps=None (no scaling)")
+    if eps is not None and row.scaling in UNSMOOTHED:
+        raise ValueError(f"eps={eps!r} is not used by name={row.name!r}; valid: eps=None (no std to smooth)")
     return rule(r, form, eps)

@@ -9,7 +9,11 @@ answer. Every method is the same three steps, with the pieces of its record (:mo
 2. the term of a token: -f(x, A) with f the clipped term of :func:`grpo_nb.clipping.clipped_term` (the upper range
    ``clip_eps_high`` where A >= 0, the lower ``clip_eps`` where A < 0: DAPO's clip-higher, Yu et al. 2025), or
    CISPO's -sg(min(x, cap)) A logp (MiniMax 2025: the weight is capped and detached, the token keeps its gradient);
-   plus beta k3 (times x with ``bias_correction``, TRL's ``use_bias_correction_kl``) where the KL sits in the loss;
+   SAPO's -(4/tau) sigmoid(tau (x - 1)) A, tau the temperature of A's sign (Gao et al. 2025: a soft gate whose slope
+   at x = 1 is 1, so that on-policy it is GRPO's term); VESPO's -sg(phi(w)) A logp with w the answer's ratio (the
+   product of its token ratios) and phi(w) = e^lambda w^k e^(-lambda w), (k, lambda) by A's sign (Shen et al. 2026;
+   phi(1) = 1); plus beta k3 (times x with ``bias_correction``, TRL's ``use_bias_correction_kl``) where the KL sits
+   in the loss;
 3. the aggregation: each answer's token mean, then the mean over answers (GRPO, GSPO, RLOO); the sum over the batch's
    tokens over their number (BNPO, DAPO, CISPO, REINFORCE++; DAPO, CISPO and REINFORCE++ divide by ``n_tokens``, the
    tokens of the whole generation batch, where it is given, BNPO always by its own); the sum over B L_max (Dr. GRPO,
@@ -24,13 +28,14 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
+from scipy.special import expit
 
 from grpo_nb.clipping import clipped_term, clipped_term_slope
 from grpo_nb.family.methods import METHODS, Aggregation, Clip, KLEstimator, KLPlacement, Method, Ratio, method
 from grpo_nb.kl import k3
 from grpo_nb.validation import check_clip_eps
 
-__all__ = ["DEFAULT_CLIP", "LossValue", "aggregation_weights", "loss"]
+__all__ = ["DEFAULT_CLIP", "LossValue", "aggregation_weights", "gamma_weight", "loss", "soft_gate"]
 
 #: (clip_eps, clip_eps_high) of each method when none is given (each record's ``clip_range``); for CISPO the second
 #: entry is the cap on the weight.
@@ -96,6 +101,54 @@ def _log_ratio(row, logp, old_logp, mask) -> tuple[np.ndarray, np.ndarray]:
     return np.broadcast_to((d * per_token).sum(axis=1, keepdims=True), logp.shape), per_token
 
 
+def soft_gate(x: np.ndarray, a: np.ndarray, temperatures: dict[str, float]) -> tuple[np.ndarray, np.ndarray]:
+    """SAPO's gate f(x) = (4/tau) sigmoid(tau (x - 1)) and its slope f'(x) = 4 sigmoid (1 - sigmoid), tau =
+    ``temperature_pos`` where a > 0 and ``temperature_neg`` where a <= 0 (TRL 1.16's ``loss_type="sapo"``)."""
+    tau = np.where(a > 0, temperatures["temperature_pos"], temperatures["temperature_neg"])
+    sig = expit(tau * (x - 1.0))
+    return 4.0 / tau * sig, 4.0 * sig * (1.0 - sig)
+
+
+def gamma_weight(log_ratio: np.ndarray, mask: np.ndarray, a: np.ndarray, *, params: dict[str, float]) -> np.ndarray:
+    """VESPO's weight phi(w) = exp(lambda + k log w - lambda w) of the answer's ratio w, per answer, shape (B, 1).
+
+    log w = the sum of the answer's token log-ratios, each clamped to [-20, 20], the sum clamped to [log 1e-8, 20]
+    (TRL 1.16's ``get_gamma_weights``); (k, lambda) = (``k_pos``, ``lambda_pos``) where a >= 0, else the ``_neg``
+    pair. phi(1) = 1, and phi is largest at w = k/lambda."""
+    log_w = np.clip((np.clip(log_ratio, -20.0, 20.0) * mask).sum(axis=1, keepdims=True), np.log(1e-8), 20.0)
+    k = np.where(a >= 0, params["k_pos"], params["k_neg"])
+    lam = np.where(a >= 0, params["lambda_pos"], params["lambda_neg"])
+    return np.exp(lam + k * log_w - lam * np.exp(log_w))
+
+
+def _policy_term(
+    row: Method,
+    x: np.ndarray,
+    adv: np.ndarray,
+    logp: np.ndarray,
+    old_logp: np.ndarray,
+    mask: np.ndarray,
+    *,
+    clip: tuple[float, float],
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Step 2 without the KL: each token's term, its derivative in logp at fixed x (``direct``) and in x (``via_x``),
+    by the record's clip kind; ``clip`` = (lower, upper) range (for ``is_weight`` the upper is the cap)."""
+    lo, hi = clip
+    a = np.broadcast_to(adv, logp.shape)
+    none = np.zeros_like(x)
+    if row.clip is Clip.IS_WEIGHT:
+        return -np.minimum(x, hi) * a * logp, -np.minimum(x, hi) * a, none
+    if row.clip is Clip.SOFT_GATE:
+        gate, slope = soft_gate(x, a, row.gate_config)
+        return -gate * a, none, -slope * a
+    if row.clip is Clip.GAMMA_WEIGHT:
+        phi = np.broadcast_to(gamma_weight(logp - old_logp, mask, adv, params=row.gate_config), logp.shape)
+        return -phi * a * logp, -phi * a, none
+    # symmetric, clip-higher, and none (whose clip_range is (inf, inf))
+    term = -np.where(a >= 0, clipped_term(x, a, hi), clipped_term(x, a, lo))
+    return term, none, -np.where(a >= 0, clipped_term_slope(x, a, hi), clipped_term_slope(x, a, lo))
+
+
 def loss(
     name: str | Method,
     logp: object,
@@ -135,13 +188,7 @@ def loss(
     w = aggregation_weights(row, mask, max_len=max_len, n_tokens=n_tokens)
     log_x, dlogx = _log_ratio(row, logp, old_logp, mask)
     x = np.exp(log_x)
-    a = np.broadcast_to(adv, logp.shape)
-    if row.clip is Clip.IS_WEIGHT:
-        term = -np.minimum(x, hi) * a * logp
-        direct, via_x = -np.minimum(x, hi) * a, np.zeros_like(x)
-    else:  # symmetric, clip-higher, and none (whose clip_range is (inf, inf))
-        term = -np.where(a >= 0, clipped_term(x, a, hi), clipped_term(x, a, lo))
-        direct, via_x = np.zeros_like(x), -np.where(a >= 0, clipped_term_slope(x, a, hi), clipped_term_slope(x, a, lo))
+    term, direct, via_x = _policy_term(row, x, adv, logp, old_logp, mask, clip=(lo, hi))
     if beta > 0:
         kl = k3(logp, ref_logp)
         dkl = -np.expm1(ref_logp - logp)

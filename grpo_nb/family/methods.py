@@ -13,8 +13,9 @@ a method is one record.
 Papers: GRPO (Shao et al. 2024, ``shao2024deepseekmath``; Mroueh 2025, Eq. 4), Dr. GRPO (Liu et al. 2025,
 ``liu2025drgrpo``), DAPO (Yu et al. 2025, ``yu2025dapo``), BNPO (TRL's ``loss_type="bnpo"``: the GRPO loss averaged
 over the tokens of the local batch), GSPO (Zheng et al. 2025, ``zheng2025gspo``), CISPO (MiniMax 2025,
-``minimax2025m1``), RLOO (Kool et al. 2019, ``kool2019buy4``; Ahmadian et al. 2024, ``ahmadian2024back``) and
-REINFORCE++ (Hu 2025, ``hu2025reinforcepp``).
+``minimax2025m1``), RLOO (Kool et al. 2019, ``kool2019buy4``; Ahmadian et al. 2024, ``ahmadian2024back``),
+REINFORCE++ (Hu 2025, ``hu2025reinforcepp``), SAPO (Gao et al. 2025, ``gao2025sapo``), VESPO (Shen et al. 2026,
+``shen2026vespo``), MaxRL (Tajwar et al. 2026, ``tajwar2026maxrl``) and GDPO (Liu et al. 2026, ``liu2026gdpo``).
 """
 
 from __future__ import annotations
@@ -33,8 +34,11 @@ from grpo_nb.constants import (
 from grpo_nb.validation import check_choice, check_clip_eps
 
 __all__ = [
+    "GATE_PARAMETERS",
     "METHODS",
     "METHOD_NAMES",
+    "SAPO_TEMPERATURES",
+    "VESPO_GAMMA",
     "Aggregation",
     "Centring",
     "Clip",
@@ -59,10 +63,13 @@ class Centring(str, Enum):
 
 
 class Scaling(str, Enum):
-    """The advantage's normaliser: the group's standard deviation (Eq. 4 or TRL's form), the batch's, or none."""
+    """The advantage's normaliser: the group's standard deviation (Eq. 4 or TRL's form), the batch's, the group's
+    standard deviation and then the batch's (GDPO), the group's mean reward p_hat (MaxRL), or none."""
 
     GROUP_STD = "group_std"
     BATCH_STD = "batch_std"
+    GROUP_THEN_BATCH_STD = "group_then_batch_std"
+    GROUP_MEAN = "group_mean"
     NONE = "none"
 
 
@@ -77,11 +84,14 @@ class Ratio(str, Enum):
 
 class Clip(str, Enum):
     """The clip: PPO's symmetric range, a wider upper range (clip-higher), the ratio itself capped and detached as a
-    weight (CISPO), or none."""
+    weight (CISPO), a soft gate (4/tau) sigmoid(tau (x - 1)) in place of the ratio (SAPO), a detached weight
+    phi(w) = e^lambda w^k e^(-lambda w) of the answer's ratio (VESPO), or none."""
 
     SYMMETRIC = "symmetric"
     CLIP_HIGHER = "clip_higher"
     IS_WEIGHT = "is_weight"
+    SOFT_GATE = "soft_gate"
+    GAMMA_WEIGHT = "gamma_weight"
     NONE = "none"
 
 
@@ -163,6 +173,33 @@ def _check_trl_flags(flags: object, trainer: TRLTrainer) -> tuple[tuple[str, obj
     return tuple((key, value) for key, value in pairs)
 
 
+#: SAPO's gate temperatures (name, value): 1.0 where A > 0, 1.05 where A <= 0 (Gao et al. 2025; TRL 1.16's
+#: ``sapo_temperature_pos`` and ``sapo_temperature_neg`` defaults); the record's ``gate``.
+SAPO_TEMPERATURES: tuple[tuple[str, float], ...] = (("temperature_pos", 1.0), ("temperature_neg", 1.05))
+#: VESPO's kernel phi(w) = e^lambda w^k e^(-lambda w): (k, lambda) = (2, 3) where A >= 0, (3, 2) where A < 0 (Shen et
+#: al. 2026; TRL 1.16's ``vespo_k_pos``, ``vespo_lambda_pos``, ``vespo_k_neg``, ``vespo_lambda_neg`` defaults).
+VESPO_GAMMA: tuple[tuple[str, float], ...] = (("k_pos", 2.0), ("lambda_pos", 3.0), ("k_neg", 3.0), ("lambda_neg", 2.0))
+
+#: The parameters each soft weighting takes (``Method.gate``), by clip kind; the other kinds take none.
+GATE_PARAMETERS: dict[Clip, tuple[str, ...]] = {
+    Clip.SOFT_GATE: tuple(name for name, _ in SAPO_TEMPERATURES),
+    Clip.GAMMA_WEIGHT: tuple(name for name, _ in VESPO_GAMMA),
+}
+
+
+def _check_gate(gate: object, clip: Clip) -> tuple[tuple[str, float], ...]:
+    """``gate`` as (name, value) pairs: exactly the names :data:`GATE_PARAMETERS` lists for ``clip``, each value a
+    finite number > 0; ValueError naming the field, the value and the valid names otherwise."""
+    pairs = tuple(gate.items() if isinstance(gate, Mapping) else gate)
+    names = GATE_PARAMETERS.get(clip, ())
+    ok = all(isinstance(pair, tuple | list) and len(pair) == 2 for pair in pairs)
+    ok = ok and sorted(str(pair[0]) for pair in pairs) == sorted(names)
+    ok = ok and all(isinstance(v, int | float) and 0 < float(v) < float("inf") for _, v in pairs)
+    if not ok:
+        raise ValueError(f"gate={gate!r} is not valid for clip={clip.value!r}; valid: the names {names}, each > 0")
+    return tuple((str(key), float(value)) for key, value in pairs)
+
+
 def _check_trl_note(note: object) -> str:
     """``trl_note``: one line of Markdown for a table cell (no newline, no ``|``), "—" when there is nothing to add;
     ValueError naming the field and the value otherwise."""
@@ -182,7 +219,9 @@ class Method:
     ``trl_trainer`` (:class:`TRLTrainer`) and ``trl_flags``, the ``GRPOConfig`` keyword arguments that select the
     method in TRL 1.16, as (name, value) pairs in the order the book prints them (a mapping is accepted), shown as
     :attr:`trl`; ``trl_note`` (keyword only): what those flags leave out or do differently from the method's paper,
-    one line of Markdown ("—": nothing). A string is converted to its enumeration here, and every field is checked:
+    one line of Markdown ("—": nothing); ``gate`` (keyword only): the parameters of a soft weighting (SAPO's
+    temperatures, VESPO's (k, lambda) pairs; :data:`GATE_PARAMETERS`), shown as :attr:`gate_config`. A string
+    is converted to its enumeration here, and every field is checked:
     ValueError naming the field, the value and the valid values otherwise.
     """
 
@@ -201,14 +240,18 @@ class Method:
     trl_trainer: TRLTrainer
     trl_flags: tuple[tuple[str, object], ...] = ()
     trl_note: str = field(kw_only=True)
+    gate: tuple[tuple[str, float], ...] = field(default=(), kw_only=True)
 
     def __post_init__(self) -> None:
         for name, enum in _ENUM_FIELDS.items():
             value = check_choice(name, getattr(self, name), tuple(member.value for member in enum))
             object.__setattr__(self, name, enum(value))
         lo, hi = (float(check_clip_eps(c)) for c in self.clip_range)
-        if self.clip is Clip.NONE and (lo, hi) != (float("inf"), float("inf")):
-            raise ValueError(f"clip_range={self.clip_range!r} is not valid for clip='none'; valid: (inf, inf)")
+        if self.clip in (Clip.NONE, *GATE_PARAMETERS) and (lo, hi) != (float("inf"), float("inf")):
+            raise ValueError(
+                f"clip_range={self.clip_range!r} is not valid for clip={self.clip.value!r}; valid: (inf, inf)"
+            )
+        object.__setattr__(self, "gate", _check_gate(self.gate, self.clip))
         object.__setattr__(self, "clip_range", (lo, hi))
         object.__setattr__(self, "trl_flags", _check_trl_flags(self.trl_flags, self.trl_trainer))
         _check_trl_note(self.trl_note)
@@ -217,6 +260,11 @@ class Method:
     def trl_config(self) -> dict[str, object]:
         """The ``GRPOConfig`` keyword arguments of :attr:`trl_flags`, as a dict."""
         return dict(self.trl_flags)
+
+    @property
+    def gate_config(self) -> dict[str, float]:
+        """The parameters of :attr:`gate`, as a dict (empty for a method without a soft weighting)."""
+        return dict(self.gate)
 
     @property
     def trl(self) -> str:
@@ -228,6 +276,7 @@ class Method:
 
 
 _DEFAULT_CLIP = (CLIP_EPS, CLIP_EPS)
+_NO_CLIP = (float("inf"), float("inf"))
 _GRPO, _KEPT = TRLTrainer.GRPO, SilentGroups.KEPT
 # what TRL 1.16's flags of a row do not say (the GRPO family chapter checks the DAPO and KL notes against TRL's code)
 _RATIO_KL = r"no KL term unless `beta` > 0 (TRL's default is 0); with it, $k_3$ × ratio (`use_bias_correction_kl=True`)"
@@ -266,6 +315,24 @@ METHODS: tuple[Method, ...] = (
            SilentGroups.NONZERO, TRLTrainer.NONE,
            trl_note="no flag; its paper's group variant, REINFORCE++-baseline, centres by the group mean instead, "
            "so a silent group gets $A = 0$"),
+    Method("sapo", "SAPO", "gao2025sapo", Centring.GROUP, Scaling.GROUP_STD, Ratio.TOKEN, Clip.SOFT_GATE, _NO_CLIP,
+           KLPlacement.NONE, KLEstimator.K3, Aggregation.SEQUENCE_MEAN, _KEPT, _GRPO, (("loss_type", "sapo"),),
+           gate=SAPO_TEMPERATURES,
+           trl_note="the temperatures are TRL's defaults, `sapo_temperature_pos=1.0`, `sapo_temperature_neg=1.05`"),
+    Method("vespo", "VESPO", "shen2026vespo", Centring.GROUP, Scaling.GROUP_STD, Ratio.SEQUENCE_SUM,
+           Clip.GAMMA_WEIGHT, _NO_CLIP, KLPlacement.NONE, KLEstimator.K3, Aggregation.BATCH_TOKENS, _KEPT, _GRPO,
+           (("loss_type", "vespo"),), gate=VESPO_GAMMA,
+           trl_note=r"$(k, \lambda)$ are TRL's `vespo_k_pos`, `vespo_lambda_pos`, `vespo_k_neg`, `vespo_lambda_neg`; "
+           r'the log-weight is clamped to $[\log 10^{-8}, 20]$; needs `importance_sampling_level="token"`'),
+    Method("maxrl", "MaxRL", "tajwar2026maxrl", Centring.GROUP, Scaling.GROUP_MEAN, Ratio.TOKEN, Clip.SYMMETRIC,
+           _DEFAULT_CLIP, KLPlacement.NONE, KLEstimator.K3, Aggregation.SEQUENCE_MEAN, _KEPT, TRLTrainer.NONE,
+           trl_note=r"no flag; the row keeps GRPO's ratio, clip and aggregation and changes the advantage only, "
+           r"$(r - \hat p)/\hat p$, $0$ where $\hat p = 0$"),
+    Method("gdpo", "GDPO", "liu2026gdpo", Centring.GROUP, Scaling.GROUP_THEN_BATCH_STD, Ratio.TOKEN, Clip.SYMMETRIC,
+           _DEFAULT_CLIP, KLPlacement.NONE, KLEstimator.K3, Aggregation.SEQUENCE_MEAN, _KEPT, _GRPO,
+           (("multi_objective_aggregation", "normalize_then_sum"),),
+           trl_note='GRPO\'s loss (`loss_type="grpo"`); each reward function is normalised in its group, the '
+           "weighted sum then over the batch, both with TRL's std + $10^{-4}$"),
 )  # fmt: skip
 METHOD_NAMES: tuple[str, ...] = tuple(m.name for m in METHODS)
 

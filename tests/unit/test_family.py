@@ -204,7 +204,11 @@ def test_trl_flags_trl_cannot_take_or_a_note_that_breaks_its_table_fail_at_creat
     assert _new_method(trl_trainer="RLOOTrainer", trl_flags=()).trl == "RLOOTrainer"
     with pytest.raises(TypeError, match="trl_note"):
         family.Method(
-            *(getattr(family.method("grpo"), f) for f in family.Method.__dataclass_fields__ if f != "trl_note")
+            *(
+                getattr(family.method("grpo"), f)
+                for f in family.Method.__dataclass_fields__
+                if f not in ("trl_note", "gate")
+            )
         )
 
 
@@ -218,3 +222,77 @@ def test_a_bad_clip_range_or_an_advantage_without_a_rule_fails() -> None:
     with pytest.raises(ValueError, match=r"\('batch', 'group_std'\) of name='loo_token' has no advantage rule"):
         family.advantage(odd, [[1.0, 0.0]])
     assert set(family.ADVANTAGE_RULES) == {(m.centring, m.scaling) for m in family.METHODS}
+
+
+# ---- the new rows: SAPO, VESPO, MaxRL, GDPO -------------------------------------------------------------------------
+
+
+def test_sapo_gradient_is_the_derivative_of_its_loss_and_its_gate_is_one_on_policy() -> None:
+    """SAPO has no stop-gradient: its closed-form gradient is the finite-difference one; VESPO's is not (its weight is
+    detached), and equals phi(w) A over the token count."""
+    logp, adv, kw = _batch()
+    out = family.loss("sapo", logp, adv, **kw)
+    num = np.zeros_like(logp)
+    for idx in np.ndindex(logp.shape):
+        d = np.zeros_like(logp)
+        d[idx] = 1e-6
+        num[idx] = (
+            family.loss("sapo", logp + d, adv, **kw).value - family.loss("sapo", logp - d, adv, **kw).value
+        ) / 2e-6
+    assert np.allclose(out.grad, num * kw["mask"], atol=1e-8)
+    gate, slope = family.soft_gate(np.ones(2), np.array([1.0, -1.0]), family.method("sapo").gate_config)
+    assert np.allclose(slope, 1.0) and np.allclose(gate * np.array([1.0, 1.05]), 2.0)
+    vespo = family.loss("vespo", logp, adv, **kw)
+    phi = family.gamma_weight(
+        logp - kw["old_logp"], kw["mask"], adv[:, None], params=family.method("vespo").gate_config
+    )
+    assert np.allclose(vespo.grad, -phi * adv[:, None] * kw["mask"] / kw["mask"].sum())
+
+
+def test_vespo_weight_is_one_on_policy_peaks_at_k_over_lambda_and_is_clamped() -> None:
+    params = family.method("vespo").gate_config
+    mask = np.ones((1, 1))
+    phi = [family.gamma_weight(np.log([[w]]), mask, np.array([[1.0]]), params=params)[0, 0] for w in (1.0, 2 / 3)]
+    assert abs(phi[0] - 1) < 1e-15 and phi[1] > 1  # the A >= 0 kernel (k, lambda) = (2, 3) peaks at w = 2/3
+    assert np.isfinite(
+        family.gamma_weight(np.full((1, 40), 30.0), np.ones((1, 40)), np.ones((1, 1)), params=params)
+    ).all()
+
+
+def test_maxrl_and_gdpo_advantages() -> None:
+    r = np.array([[1.0, 0, 0, 0], [0, 0, 0, 0], [1, 1, 1, 1]])
+    assert np.array_equal(family.advantage("maxrl", r), [[3, -1, -1, -1], [0, 0, 0, 0], [0, 0, 0, 0]])
+    gdpo = family.advantage("gdpo", r, form="trl")
+    assert np.allclose(gdpo, family.batch_normalised(family.advantage("grpo", r, form="trl")))
+    assert np.allclose(gdpo[1:], 0) and abs(gdpo.std(ddof=1) - 1) < 1e-3
+    with pytest.raises(ValueError, match="eps"):
+        family.advantage("maxrl", r, eps=1e-3)
+
+
+def test_multi_reward_aggregations_and_bad_input() -> None:
+    r = np.array([[[1.0, 1], [0, 1], [0, 0], [1, 0]]])
+    one = family.multi_reward_advantage(r[..., :1])  # one reward: GDPO is GRPO (TRL's form) batch-normalised
+    assert np.allclose(one, family.advantage("gdpo", r[..., 0], form="trl"))
+    total = family.multi_reward_advantage(r, aggregation="sum_then_normalize")
+    s = r.sum(axis=2)
+    assert np.allclose(total, (s - s.mean()) / (s.std(ddof=1) + 1e-4))
+    for bad, word in ((np.ones((2, 4)), "shape"), (r * 2, "rewards")):
+        with pytest.raises(ValueError, match=word):
+            family.multi_reward_advantage(bad)
+    with pytest.raises(ValueError, match="weights"):
+        family.multi_reward_advantage(r, weights=[1.0])
+    with pytest.raises(ValueError, match="aggregation"):
+        family.multi_reward_advantage(r, aggregation="mean")
+
+
+def test_a_soft_weighting_needs_its_own_parameters() -> None:
+    with pytest.raises(ValueError, match="gate="):
+        _new_method(clip="soft_gate", clip_range=(np.inf, np.inf))  # no temperatures
+    with pytest.raises(ValueError, match="gate="):
+        _new_method(clip="soft_gate", clip_range=(np.inf, np.inf), gate={"temperature_pos": 1.0, "k_pos": 2.0})
+    with pytest.raises(ValueError, match="gate="):
+        _new_method(gate={"temperature_pos": 1.0})  # a hard clip takes no gate
+    with pytest.raises(ValueError, match="clip_range"):
+        _new_method(clip="gamma_weight", gate=family.method("vespo").gate)
+    sapo = _new_method(clip="soft_gate", clip_range=(np.inf, np.inf), gate={"temperature_pos": 2, "temperature_neg": 3})
+    assert sapo.gate_config == {"temperature_pos": 2.0, "temperature_neg": 3.0}

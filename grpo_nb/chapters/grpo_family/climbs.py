@@ -44,7 +44,7 @@ def finite_group_gap(
     ``form`` "paper" (Eq. 4 on the group's p_hat) or "trl" (``eps`` None: TRL's own constant)."""
     p = np.asarray(p, dtype=float)
     groups = np.array(list(itertools.product((0.0, 1.0), repeat=G)))
-    scaled = family.method(name).scaling is not family.Scaling.NONE
+    scaled = family.method(name).scaling not in family.UNSMOOTHED
     adv = family.advantage(name, groups, form=form, eps=eps) if scaled else family.advantage(name, groups)
     k = groups.sum(axis=1)
     prob = p[..., None] ** k * (1 - p[..., None]) ** (G - k)

@@ -22,29 +22,37 @@ from grpo_nb.constants import CLIP_EPS, PRACTICAL_BETA
 from grpo_nb.report import Table, bound
 from grpo_nb.trl_adapters.trainer import TRL_CONFIGS, TRLRun, make_trainer, prepare_trl
 
-__all__ = ["ADVANTAGE", "LOSS", "TOL", "TOL_TRL", "TRLComparison", "TRL_LOSS_CASES", "TRL_REWARDS", "trl_comparison"]
+__all__ = ["ADVANTAGE", "LOSS", "TOL", "TOL_TRL", "TRLComparison", "TRL_LOSS_CASES", "TRL_REWARDS", "FixedReward",
+           "as_trl_reads", "probe_trainer", "trl_comparison", "trl_loss"]  # fmt: skip
 
 ADVANTAGE = family.advantage
 LOSS = family.loss
 _PROBE = replace(TRL_CONFIGS["tiny"], name="family", G=4, mu=1, n=1)
 #: Four groups of four: one success, two, and two silent groups (all successes, all failures).
 TRL_REWARDS = np.array([[1.0, 0.0, 0.0, 0.0], [1.0, 1.0, 0.0, 0.0], [1.0, 1.0, 1.0, 1.0], [0.0, 0.0, 0.0, 0.0]])
+#: The knobs TRL's ``_compute_loss`` reads from ``trainer.args``, not from the trainer: the soft weightings'
+#: parameters (``sapo_temperature_pos``, ``vespo_k_pos``, …).
+ARGS_ONLY_PREFIXES = ("sapo_", "vespo_")
 #: The book's choices for the loss comparison beyond each method's own flags: (TRL knobs, the book's keyword
 #: arguments) for Dr. GRPO's KL term without TRL's bias correction.
 TRL_LOSS_EXTRAS = {"dr_grpo": ({"use_bias_correction_kl": False}, {"bias_correction": False})}
 
 
 def _loss_case(m: family.Method) -> tuple[dict, dict]:
-    """TRL's knobs for method ``m`` and the book's keyword arguments for :data:`LOSS`: its ``loss_type`` and ratio
-    level, its clip range where it is not TRL's default, beta = :data:`grpo_nb.constants.PRACTICAL_BETA` where its KL
-    sits in the loss, and :data:`TRL_LOSS_EXTRAS`."""
+    """TRL's knobs for method ``m`` and the book's keyword arguments for :data:`LOSS`: its ``loss_type`` (TRL's
+    default "grpo" where its flags name none) and ratio level, its clip range where it is not TRL's default, its soft
+    weighting's parameters under TRL's names (``sapo_temperature_pos``, ``vespo_k_pos``, …), beta =
+    :data:`grpo_nb.constants.PRACTICAL_BETA` where its KL sits in the loss, and :data:`TRL_LOSS_EXTRAS`."""
     flags = m.trl_config
-    knobs = {"loss_type": flags["loss_type"]}
+    knobs = {"loss_type": flags.get("loss_type", "grpo")}
     if "importance_sampling_level" in flags:
         knobs["importance_sampling_level"] = flags["importance_sampling_level"]
-    for key, value in zip(("epsilon_low", "epsilon_high"), m.clip_range, strict=True):
-        if value != CLIP_EPS:
-            knobs[key] = value
+    if m.gate:
+        knobs |= {f"{knobs['loss_type']}_{key}": value for key, value in m.gate}
+    else:
+        for key, value in zip(("epsilon_low", "epsilon_high"), m.clip_range, strict=True):
+            if value != CLIP_EPS:
+                knobs[key] = value
     book = {}
     if m.kl is family.KLPlacement.LOSS:
         knobs["beta"] = book["beta"] = PRACTICAL_BETA
@@ -57,7 +65,14 @@ def _loss_case(m: family.Method) -> tuple[dict, dict]:
 TRL_LOSS_CASES = {m.name: _loss_case(m) for m in family.METHODS if m.trl_trainer is family.TRLTrainer.GRPO}
 
 
-class _FixedReward:
+def as_trl_reads(m: family.Method) -> family.Method:
+    """Record ``m`` with its soft weighting's parameters rounded to float32, as TRL 1.16 reads them: it picks them per
+    answer with ``torch.where`` over two Python numbers, which gives a tensor of torch's default dtype (SAPO's 1.05
+    becomes 1.0499999523…; VESPO's 2 and 3 are exact)."""
+    return replace(m, gate=tuple((key, float(np.float32(value))) for key, value in m.gate)) if m.gate else m
+
+
+class FixedReward:
     """A reward function that returns given rewards, whatever was sampled."""
 
     __name__ = "fixed_reward"
@@ -70,7 +85,9 @@ class _FixedReward:
 
 
 @functools.lru_cache(maxsize=1)
-def _trainer():
+def probe_trainer():
+    """TRL's ``GRPOTrainer`` on the tiny toy model, built once, in eval mode: the trainer whose own advantage and loss
+    code the family's checks run."""
     trainer = make_trainer(prepare_trl(_PROBE), TRLRun("family", 0.0, CLIP_EPS))
     trainer.model.eval()
     return trainer
@@ -80,7 +97,7 @@ def _trl_batch(trainer, rewards: np.ndarray, scale_rewards: str) -> dict:
     """TRL's ``_generate_and_score_completions`` on a fresh batch whose rewards are ``rewards``: the batch it trains
     on (advantages, completion mask, the token count of its loss normaliser)."""
     saved = trainer.reward_funcs, trainer.scale_rewards
-    trainer.reward_funcs, trainer.scale_rewards = [_FixedReward(rewards.reshape(-1).tolist())], scale_rewards
+    trainer.reward_funcs, trainer.scale_rewards = [FixedReward(rewards.reshape(-1).tolist())], scale_rewards
     try:
         torch.manual_seed(0)
         examples = [{"prompt": "0+0=", "index": i} for i in range(rewards.shape[0]) for _ in range(rewards.shape[1])]
@@ -89,17 +106,19 @@ def _trl_batch(trainer, rewards: np.ndarray, scale_rewards: str) -> dict:
         trainer.reward_funcs, trainer.scale_rewards = saved
 
 
-def _trl_loss(trainer, batch: dict[str, np.ndarray], knobs: dict, n_tokens: float) -> tuple[float, np.ndarray]:
+def trl_loss(trainer, batch: dict[str, np.ndarray], knobs: dict, *, n_tokens: float) -> tuple[float, np.ndarray]:
     """TRL's ``_compute_loss`` on given log-probabilities (the model's forward pass replaced by them) and its gradient
     with respect to them (autograd)."""
     B, T = batch["logp"].shape
     logp = torch.tensor(batch["logp"], requires_grad=True)
     trainer._get_per_token_logps_and_entropies = lambda *a, **k: (logp, torch.zeros_like(logp), None)
     args_knobs = {"use_bias_correction_kl": knobs.pop("use_bias_correction_kl", True)}
+    args_knobs |= {key: knobs.pop(key) for key in list(knobs) if key.startswith(ARGS_ONLY_PREFIXES)}
     defaults = {"beta": 0.0, "epsilon_low": CLIP_EPS, "epsilon_high": CLIP_EPS, "importance_sampling_level": "token"}
     for key, value in (defaults | knobs | {"max_completion_length": T}).items():
         setattr(trainer, key, value)
-    trainer.args.use_bias_correction_kl = args_knobs["use_bias_correction_kl"]
+    for key, value in args_knobs.items():
+        setattr(trainer.args, key, value)
     inputs = {"prompt_ids": torch.zeros((B, 1), dtype=torch.long), "prompt_mask": torch.ones((B, 1)),
               "completion_ids": torch.zeros((B, T), dtype=torch.long),
               "completion_mask": torch.tensor(batch["mask"]), "advantages": torch.tensor(batch["advantages"]),
@@ -147,7 +166,7 @@ def trl_comparison() -> TRLComparison:
     on :data:`TRL_REWARDS` (silent groups included). Losses: TRL's ``_compute_loss`` with the knobs of
     :data:`TRL_LOSS_CASES`, on an off-policy batch with answers of different lengths (DAPO and CISPO divide by the
     generation batch's token count, here set to twice the batch's tokens)."""
-    trainer = _trainer()
+    trainer = probe_trainer()
     rows, adv_gaps, loss_gaps, grad_gaps = [], [], [], []
     for name, scale in (("grpo", "group"), ("dr_grpo", "none")):
         book = ADVANTAGE(name, TRL_REWARDS, form="trl") if name == "grpo" else ADVANTAGE(name, TRL_REWARDS)
@@ -159,9 +178,10 @@ def trl_comparison() -> TRLComparison:
     batch = random_batch()
     n_tokens = 2.0 * batch["mask"].sum()
     for name, (knobs, book_kwargs) in TRL_LOSS_CASES.items():
-        trl_value, trl_grad = _trl_loss(trainer, batch, dict(knobs), n_tokens)
-        book = LOSS(name, batch["logp"], batch["advantages"], old_logp=batch["old_logp"], ref_logp=batch["ref_logp"],
-                    mask=batch["mask"], n_tokens=n_tokens, **book_kwargs)  # fmt: skip
+        trl_value, trl_grad = trl_loss(trainer, batch, dict(knobs), n_tokens=n_tokens)
+        row = as_trl_reads(family.method(name)) if family.method(name).gate else name
+        book = LOSS(row, batch["logp"], batch["advantages"], old_logp=batch["old_logp"],
+                    ref_logp=batch["ref_logp"], mask=batch["mask"], n_tokens=n_tokens, **book_kwargs)  # fmt: skip
         loss_gaps.append(abs(book.value - trl_value))
         grad_gaps.append(float(np.abs(book.grad - trl_grad).max()))
         flags = ", ".join(f"`{k}={v!r}`" for k, v in knobs.items())
