@@ -10,7 +10,7 @@ import pytest
 
 from grpo_nb import family
 from grpo_nb.chapters import grpo_family as checks
-from grpo_nb.chapters.grpo_family import climbs, identities, kl_direction, table, trl_check
+from grpo_nb.chapters.grpo_family import climbs, identities, kl_direction, new_rows, table, trl_check
 
 
 def test_family_table_has_every_method() -> None:
@@ -113,7 +113,7 @@ def test_trl_matches_the_book_and_not_a_wrong_aggregation(monkeypatch) -> None:
 
 def test_dynamic_sampling_would_fail_the_silent_group_check() -> None:
     """A batch with the silent groups dropped (DAPO's dynamic sampling) is told apart from TRL's."""
-    out = trl_check._trl_batch(trl_check._trainer(), trl_check.TRL_REWARDS, "group")
+    out = trl_check._trl_batch(trl_check.probe_trainer(), trl_check.TRL_REWARDS, "group")
     assert trl_check._silent_groups_kept(out)[0]
     kept = np.repeat(np.ptp(trl_check.TRL_REWARDS, axis=1) > 0, trl_check.TRL_REWARDS.shape[1])
     dropped = dict(out) | {"advantages": out["advantages"][kept], "completion_mask": out["completion_mask"][kept]}
@@ -132,6 +132,10 @@ def test_the_trl_loss_cases_come_from_the_records() -> None:
         "gspo": ({"loss_type": "grpo", "importance_sampling_level": "sequence", "epsilon_low": 3e-4,
                   "epsilon_high": 4e-4}, {}),
         "cispo": ({"loss_type": "cispo", "epsilon_high": 5.0}, {}),
+        "sapo": ({"loss_type": "sapo", "sapo_temperature_pos": 1.0, "sapo_temperature_neg": 1.05}, {}),
+        "vespo": ({"loss_type": "vespo", "vespo_k_pos": 2.0, "vespo_lambda_pos": 3.0, "vespo_k_neg": 3.0,
+                   "vespo_lambda_neg": 2.0}, {}),
+        "gdpo": ({"loss_type": "grpo"}, {}),
     }  # fmt: skip
     assert [list(k) for k, _ in checks.TRL_LOSS_CASES.values()][4] == [
         "loss_type", "importance_sampling_level", "epsilon_low", "epsilon_high"
@@ -152,10 +156,10 @@ def test_the_family_table_reads_every_field_of_the_records(monkeypatch) -> None:
 
 
 def test_the_advantage_rows_that_share_grpos_rule_say_so_by_their_records() -> None:
-    """DAPO, BNPO, GSPO and CISPO have GRPO's advantage because their records share its centring and scaling: the
-    page states it as that identity; a record with another scaling is told apart."""
+    """DAPO, BNPO, GSPO, CISPO, SAPO and VESPO have GRPO's advantage because their records share its centring and
+    scaling: the page states it as that identity; a record with another scaling is told apart."""
     same = [m for m in family.METHODS if (m.centring, m.scaling) == (family.Centring.GROUP, family.Scaling.GROUP_STD)]
-    assert [m.name for m in same] == ["grpo", "dapo", "bnpo", "gspo", "cispo"]
+    assert [m.name for m in same] == ["grpo", "dapo", "bnpo", "gspo", "cispo", "sapo", "vespo"]
     other = replace(family.method("gspo"), scaling="none")
     assert (other.centring, other.scaling) != (family.Centring.GROUP, family.Scaling.GROUP_STD)
 
@@ -187,3 +191,75 @@ def test_one_new_record_is_a_row_of_every_family_table(monkeypatch) -> None:
     row = cheat_sheet.family_rows().table.rows[-1]
     assert row == ["GRPO, sequence ratio", f"{grpo[0]:.2f} / {grpo[1]:.2f}", "group mean", "group std", "answer",
                    "$k_3$ in loss"]  # fmt: skip
+
+
+def test_trl_needs_the_sapo_temperature_in_float32(monkeypatch) -> None:
+    """TRL reads SAPO's temperatures in float32: the book's loss agrees with it only with them rounded so."""
+    unrounded, rounded = new_rows.sapo_temperature_rounding()
+    assert rounded < checks.TOL < 1e-8 < unrounded
+    monkeypatch.setattr(trl_check, "as_trl_reads", lambda m: m)
+    assert checks.trl_comparison().loss_gap > 1e-8
+
+
+def test_a_wrong_soft_weighting_fails_against_trl(monkeypatch) -> None:
+    """SAPO read with a hard clip, or VESPO with its weight not detached (its ratio in the gradient), disagree with
+    TRL's code."""
+
+    def wrong_loss(row, *args, **kwargs):
+        name = row if isinstance(row, str) else row.name
+        swap = {"sapo": "grpo", "vespo": "dapo"}
+        return family.loss(swap.get(name, row), *args, **kwargs)
+
+    monkeypatch.setattr(trl_check, "LOSS", wrong_loss)
+    trl = checks.trl_comparison()
+    assert trl.loss_gap > 1e-6 or trl.grad_gap > 1e-6
+
+
+def test_gdpo_two_rewards_match_trl_and_a_swapped_aggregation_fails(monkeypatch) -> None:
+    two = new_rows.trl_multi_reward()
+    assert max(two.gaps.values()) < checks.TOL_TRL and two.between > 0.1
+    swapped = {"normalize_then_sum": "sum_then_normalize", "sum_then_normalize": "normalize_then_sum"}
+    monkeypatch.setattr(
+        new_rows,
+        "MULTI_REWARD",
+        lambda r, aggregation: family.multi_reward_advantage(r, aggregation=swapped[aggregation]),
+    )
+    assert min(new_rows.trl_multi_reward().gaps.values()) > 0.1
+
+
+def test_maxrl_truncation_orders_hold_and_order_g_fails_for_the_advantage(monkeypatch) -> None:
+    trunc = new_rows.maxrl_truncation((2, 4, 8))
+    assert all(trunc.holds.values()) and not any(trunc.next_order_zero.values()) and trunc.row_gap < checks.TOL
+    monkeypatch.setitem(new_rows.TRUNCATION_ORDER, "advantage", lambda G: G)  # the order G stated for the advantage
+    wrong = new_rows.maxrl_truncation((2, 4, 8))
+    assert not any(v for (name, _), v in wrong.holds.items() if name == "advantage")
+
+
+def test_the_maxrl_row_is_checked_against_the_formula(monkeypatch) -> None:
+    monkeypatch.setattr(new_rows, "ADVANTAGE", lambda name, r, **kw: family.advantage("dr_grpo", r))
+    assert new_rows.maxrl_truncation((2,)).row_gap > 0.1
+
+
+def test_multi_reward_climbs_and_a_swapped_objective_fails(monkeypatch) -> None:
+    mr = new_rows.multi_reward_climbs()
+    assert max(mr.gradient_gap.values()) < new_rows.ANGLE_TOL
+    assert abs(mr.correctness_weight["normalize_then_sum"] - 2.29) < 0.005
+    assert mr.distinct == {"normalize_then_sum": 3, "sum_then_normalize": 2}
+    monkeypatch.setitem(
+        new_rows.MULTI_REWARD_CLIMBED, "normalize_then_sum", new_rows.MULTI_REWARD_CLIMBED["sum_then_normalize"]
+    )
+    assert new_rows.multi_reward_climbs().gradient_gap["normalize_then_sum"] > 0.01
+
+
+def test_sapo_and_vespo_are_old_rows_on_policy_only() -> None:
+    ids = new_rows.on_policy_identities()
+    assert max(ids.sapo_grpo, ids.vespo_dapo, ids.gdpo_scale) < checks.TOL
+    assert min(ids.sapo_off, ids.vespo_off) > 1e-4 and ids.gdpo_factor > 0
+
+
+def test_token_weights_are_one_on_policy_and_grpo_clips() -> None:
+    w = new_rows.token_weights(np.log([1.0, 1.5, 0.5]), 1.0)
+    assert all(abs(c[0] - 1) < 1e-12 for c in w.values())
+    assert w["grpo"][1] == 0 and w["cispo"][1] == 1.5 and 0 < w["sapo"][1] < 1.5
+    neg = new_rows.token_weights(np.log([0.5]), -1.0)
+    assert neg["grpo"][0] == 0 and neg["vespo"][0] > 0

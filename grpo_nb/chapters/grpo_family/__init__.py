@@ -1,4 +1,5 @@
-"""The analyses of the chapter "The GRPO family, side by side" (``book/grpo_family.md``), one module per section:
+"""The analyses of the chapter "The GRPO family, side by side" (``book/grpo_family.md`` and its page
+``book/grpo_family_new.md``), one module per section or page:
 
 * :mod:`~grpo_nb.chapters.grpo_family.table`, "One table, every row computed": the family's rows, each advantage
   computed by :func:`grpo_nb.family.advantage`, and what TRL's flags leave out;
@@ -9,7 +10,10 @@
 * :mod:`~grpo_nb.chapters.grpo_family.climbs`, "What each normalisation climbs": the finite-group gap against its
   G -> infinity limit, and where each recursion converges or cycles;
 * :mod:`~grpo_nb.chapters.grpo_family.kl_direction`, "What each KL estimator optimises": each estimator's direction
-  (closed form and autograd), its scope (answers of two tokens, older samples, inner optima), the forward-KL orbit.
+  (closed form and autograd), its scope (answers of two tokens, older samples, inner optima), the forward-KL orbit;
+* :mod:`~grpo_nb.chapters.grpo_family.new_rows`, the page "The new rows" (``book/grpo_family_new.md``): SAPO's and
+  VESPO's token weights and on-policy identities, MaxRL's truncation order by exact sums, what GDPO climbs with two
+  rewards, TRL's two multi-reward aggregations.
 
 The chapter imports them all through this package, ``from grpo_nb.chapters import grpo_family as checks``. A check
 reads the module-level name of the book's statement in its section's module when it runs (``rloo_factor``,
@@ -42,11 +46,43 @@ from grpo_nb.chapters.grpo_family.kl_direction import (
     kl_estimators,
     kl_scope,
 )
+from grpo_nb.chapters.grpo_family.new_rows import (
+    ANGLE_TOL,
+    MULTI_REWARD_CLIMBED,
+    TRUNCATION_ORDER,
+    MaxRLTruncation,
+    MultiRewardClimbs,
+    OnPolicyIdentities,
+    TRLMultiReward,
+    maxrl_truncation,
+    multi_reward_climbs,
+    on_policy_identities,
+    sapo_temperature_rounding,
+    token_weights,
+    trl_multi_reward,
+    truncated_gap,
+    truncated_gap_at,
+)
 from grpo_nb.chapters.grpo_family.table import EXAMPLE_REWARDS, FamilyTable, family_table
 from grpo_nb.chapters.grpo_family.tolerances import TOL, TOL_TRL
 from grpo_nb.chapters.grpo_family.trl_check import TRL_LOSS_CASES, TRL_REWARDS, TRLComparison, trl_comparison
 
 __all__ = [
+    "ANGLE_TOL",
+    "MULTI_REWARD_CLIMBED",
+    "MaxRLTruncation",
+    "MultiRewardClimbs",
+    "OnPolicyIdentities",
+    "TRLMultiReward",
+    "TRUNCATION_ORDER",
+    "maxrl_truncation",
+    "multi_reward_climbs",
+    "on_policy_identities",
+    "sapo_temperature_rounding",
+    "token_weights",
+    "truncated_gap",
+    "truncated_gap_at",
+    "trl_multi_reward",
     "CLAIMED_DIRECTION",
     "CLAIMED_SCOPE",
     "EXAMPLE_REWARDS",
