@@ -1,5 +1,6 @@
-"""Figures of the chapter "The GRPO family": each normalisation's gap s(p) next to Eq. 4's weights, and the regime
-maps of the success recursion per normalisation.
+"""Figures of the chapter "The GRPO family": each normalisation's gap s(p) next to Eq. 4's weights, the regime
+maps of the success recursion per normalisation, and (the page on the new rows) the weight each row puts on an
+off-policy token.
 
 The ``draw_*`` functions compute with :mod:`grpo_nb.family`, :mod:`grpo_nb.variants` and :mod:`grpo_nb.dynamics` and
 return the matplotlib Figure; the regime maps are drawn by :func:`grpo_nb.plots.dynamics.plot_regime_maps`.
@@ -20,7 +21,12 @@ from grpo_nb.ustat.finite_group import signal_retention
 from grpo_nb.variants.variant import Variant
 from grpo_nb.weights import omega_minus, omega_plus
 
-__all__ = ["FAMILY_RECURSIONS", "draw_family_regimes", "draw_gaps"]
+__all__ = ["FAMILY_RECURSIONS", "TOKEN_WEIGHT_STYLES", "draw_entropy_bonus", "draw_family_regimes", "draw_gaps",
+           "draw_token_weights"]  # fmt: skip
+
+#: The rows of the token-weight figure and their (colour, line style): the hard clip, CISPO's cap, the new rows.
+TOKEN_WEIGHT_STYLES = {"grpo": ("#1f77b4", "-"), "cispo": ("#7f7f7f", ":"), "sapo": ("#d2553f", "-"),
+                       "vespo": ("#2ca02c", "--")}  # fmt: skip
 
 #: The recursions of the regime figure: (title, recursion).
 FAMILY_RECURSIONS = (
@@ -66,4 +72,41 @@ def draw_family_regimes(eps: float = PAPER_EPS, *, n_beta: int = 40, n_p: int = 
     panels = [regime_panel(regime_map(p_ref, beta, eps, variant=rec), title) for title, rec in FAMILY_RECURSIONS]
     fig = plot_regime_maps(panels, ncols=2)
     fig.set_size_inches(6.8, 3.2 * 2 + 1.2)
+    return fig
+
+
+def draw_token_weights(weights: dict[float, dict[str, np.ndarray]], x: np.ndarray, labels: dict[str, str]) -> Figure:
+    """Two panels, A > 0 and A < 0: the weight on a token's score against its ratio ``x``, one line per row of
+    ``weights[advantage]`` (computed by :func:`grpo_nb.chapters.grpo_family.token_weights`)."""
+    fig, axes = plt.subplots(1, 2, figsize=(6.4, 2.8), sharey=True)
+    for ax, (a, rows) in zip(axes, weights.items(), strict=True):
+        for name, c in rows.items():
+            colour, style = TOKEN_WEIGHT_STYLES[name]
+            ax.plot(x, np.abs(c), color=colour, ls=style, lw=1.8, label=labels[name])
+        ax.set_title(f"$A {'>' if a > 0 else '<'} 0$", fontsize=10)
+        ax.set_xlabel("ratio $x$")
+    axes[0].set_ylabel("weight on the score")
+    axes[0].set_ylim(0, 3)
+    axes[0].legend(fontsize=8, loc="upper left")
+    return fig
+
+
+def draw_entropy_bonus(coefs: np.ndarray, curves: dict[str, dict[str, np.ndarray]], p_refs: dict[str, float]) -> Figure:
+    """Two panels against the entropy coefficient c (log axis, c > 0): where the exact steps settle from p_ref, with
+    the tempered p_ref dashed and p_ref dotted, per reference; and the entropy of the policy there (curves from
+    :func:`grpo_nb.chapters.grpo_family.bonus_curves`)."""
+    fig, (left, right) = plt.subplots(1, 2, figsize=(6.4, 2.8))
+    for (name, cols), colour in zip(curves.items(), ("#1f77b4", "#d2553f"), strict=False):
+        left.plot(coefs, cols["limit"], color=colour, lw=1.8, label=f"{name}: limit")
+        left.plot(coefs, cols["tempered"], color=colour, lw=1, ls="--", label=rf"{name}: $P_\gamma$")
+        left.axhline(p_refs[name], color=colour, lw=0.8, ls=":")
+        right.plot(coefs, cols["entropy"], color=colour, lw=1.8, label=name)
+    for ax in (left, right):
+        ax.set_xscale("log")
+        ax.set_xlabel("entropy coefficient $c$")
+    left.set_ylabel("success probability")
+    left.set_ylim(0, 1)
+    right.set_ylabel("entropy (nats)")
+    left.legend(fontsize=7, loc="upper right")
+    right.legend(fontsize=7, loc="lower right")
     return fig

@@ -1,5 +1,5 @@
-"""The analyses of the chapter "The GRPO family, side by side" (``book/grpo_family.md`` and its page
-``book/grpo_family_new.md``), one module per section or page:
+"""The analyses of the chapter "The GRPO family, side by side" (``book/grpo_family.md`` and its pages
+``book/grpo_family_new.md``, ``book/grpo_family_entropy.md``), one module per section or page:
 
 * :mod:`~grpo_nb.chapters.grpo_family.table`, "One table, every row computed": the family's rows, each advantage
   computed by :func:`grpo_nb.family.advantage`, and what TRL's flags leave out;
@@ -13,7 +13,10 @@
   (closed form and autograd), its scope (answers of two tokens, older samples, inner optima), the forward-KL orbit;
 * :mod:`~grpo_nb.chapters.grpo_family.new_rows`, the page "The new rows" (``book/grpo_family_new.md``): SAPO's and
   VESPO's token weights and on-policy identities, MaxRL's truncation order by exact sums, what GDPO climbs with two
-  rewards, TRL's two multi-reward aggregations.
+  rewards, TRL's two multi-reward aggregations;
+* :mod:`~grpo_nb.chapters.grpo_family.entropy_bonus`, the page "The entropy bonus" (``book/grpo_family_entropy.md``):
+  what TRL's ``entropy_coef`` adds to the loss, Theorem 1's step with it (a tempered tilt, computed by
+  :mod:`~grpo_nb.chapters.grpo_family.tempered_step`), its recursion, fixed points and amplification.
 
 The chapter imports them all through this package, ``from grpo_nb.chapters import grpo_family as checks``. A check
 reads the module-level name of the book's statement in its section's module when it runs (``rloo_factor``,
@@ -28,6 +31,22 @@ from grpo_nb.chapters.grpo_family.climbs import (
     finite_group_climbs,
     finite_group_gap,
     regime_survey,
+)
+from grpo_nb.chapters.grpo_family.entropy_bonus import (
+    BONUS_REFERENCES,
+    SOLVER_TOL,
+    STATED_BONUS,
+    STATED_EXPONENT,
+    STATED_RECURSION,
+    SURVEY_BETA,
+    SURVEY_COEFS,
+    AmplificationSurvey,
+    TRLEntropyTerm,
+    amplification_survey,
+    bonus_curves,
+    recursion_check,
+    tilt_check,
+    trl_entropy_term,
 )
 from grpo_nb.chapters.grpo_family.identities import (
     PAIR_SCALE,
@@ -64,10 +83,36 @@ from grpo_nb.chapters.grpo_family.new_rows import (
     truncated_gap_at,
 )
 from grpo_nb.chapters.grpo_family.table import EXAMPLE_REWARDS, FamilyTable, family_table
+from grpo_nb.chapters.grpo_family.tempered_step import (
+    entropy_bonus_objective,
+    entropy_bonus_step,
+    solve_entropy_bonus_step,
+    tempered_reference,
+    tempered_success,
+)
 from grpo_nb.chapters.grpo_family.tolerances import TOL, TOL_TRL
 from grpo_nb.chapters.grpo_family.trl_check import TRL_LOSS_CASES, TRL_REWARDS, TRLComparison, trl_comparison
 
 __all__ = [
+    "entropy_bonus_objective",
+    "entropy_bonus_step",
+    "solve_entropy_bonus_step",
+    "tempered_reference",
+    "tempered_success",
+    "BONUS_REFERENCES",
+    "SOLVER_TOL",
+    "STATED_BONUS",
+    "STATED_EXPONENT",
+    "STATED_RECURSION",
+    "SURVEY_BETA",
+    "SURVEY_COEFS",
+    "AmplificationSurvey",
+    "TRLEntropyTerm",
+    "amplification_survey",
+    "bonus_curves",
+    "recursion_check",
+    "tilt_check",
+    "trl_entropy_term",
     "ANGLE_TOL",
     "MULTI_REWARD_CLIMBED",
     "MaxRLTruncation",

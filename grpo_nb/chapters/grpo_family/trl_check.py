@@ -106,12 +106,15 @@ def _trl_batch(trainer, rewards: np.ndarray, scale_rewards: str) -> dict:
         trainer.reward_funcs, trainer.scale_rewards = saved
 
 
-def trl_loss(trainer, batch: dict[str, np.ndarray], knobs: dict, *, n_tokens: float) -> tuple[float, np.ndarray]:
-    """TRL's ``_compute_loss`` on given log-probabilities (the model's forward pass replaced by them) and its gradient
-    with respect to them (autograd)."""
+def trl_loss(
+    trainer, batch: dict[str, np.ndarray], knobs: dict, *, n_tokens: float, entropies: torch.Tensor | None = None
+) -> tuple[float, np.ndarray]:
+    """TRL's ``_compute_loss`` on given log-probabilities (the model's forward pass replaced by them, with the given
+    per-token ``entropies``, zeros by default) and its gradient with respect to them (autograd)."""
     B, T = batch["logp"].shape
     logp = torch.tensor(batch["logp"], requires_grad=True)
-    trainer._get_per_token_logps_and_entropies = lambda *a, **k: (logp, torch.zeros_like(logp), None)
+    ent = torch.zeros_like(logp) if entropies is None else entropies
+    trainer._get_per_token_logps_and_entropies = lambda *a, **k: (logp, ent, None)
     args_knobs = {"use_bias_correction_kl": knobs.pop("use_bias_correction_kl", True)}
     args_knobs |= {key: knobs.pop(key) for key in list(knobs) if key.startswith(ARGS_ONLY_PREFIXES)}
     defaults = {"beta": 0.0, "epsilon_low": CLIP_EPS, "epsilon_high": CLIP_EPS, "importance_sampling_level": "token"}
