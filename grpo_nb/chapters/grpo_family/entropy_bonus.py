@@ -157,13 +157,15 @@ def recursion_check(n: int = 40) -> float:
 class AmplificationSurvey:
     """Per reference, per coefficient of :data:`SURVEY_COEFS` (beta = :data:`SURVEY_BETA`): P_gamma, the fixed points,
     where the orbit from p_ref settles (``limit``) and the entropy of the policy there (``entropy``); ``threshold``: the
-    coefficient at which the peaked reference's orbit settles at p_ref itself (above it, no amplification)."""
+    coefficient at which the peaked reference's orbit settles at p_ref itself (above it, no amplification);
+    ``fixed``: the fixed points (p*, stable) per reference and coefficient."""
 
     table: Table
     tempered: dict[str, list[float]]
     limit: dict[str, list[float]]
     entropy: dict[str, list[float]]
     threshold: float
+    fixed: dict[str, list[list[tuple[float, bool]]]]
 
 
 def _orbit_limit(pi_ref: np.ndarray, reward: np.ndarray, c: float, n: int = 4000) -> float:
@@ -214,10 +216,11 @@ def bonus_curves(coefs: object) -> dict[str, dict[str, np.ndarray]]:
 def amplification_survey() -> AmplificationSurvey:
     """The fixed points and the orbit's limit over :data:`SURVEY_COEFS` for both :data:`BONUS_REFERENCES`."""
     curves = bonus_curves(SURVEY_COEFS)
-    rows = []
+    rows, fixed = [], {name: [] for name in BONUS_REFERENCES}
     for name in BONUS_REFERENCES:
         for k, c in enumerate(SURVEY_COEFS):
             fps = fixed_points(curves[name]["tempered"][k], SURVEY_BETA + c, PAPER_EPS)
+            fixed[name].append([(f.p, f.stable) for f in fps])
             rows.append([name, f"{c:g}", f"{curves[name]['tempered'][k]:.3f}", ", ".join(f"{f.p:.3f}" for f in fps),
                          f"{curves[name]['limit'][k]:.3f}", f"{curves[name]['entropy'][k]:.2f}"])  # fmt: skip
     pi_ref, reward = BONUS_REFERENCES["peaked"]
@@ -226,5 +229,5 @@ def amplification_survey() -> AmplificationSurvey:
     headers = ["reference", "$c$", r"$P_\gamma$", "fixed points", r"limit from $p_{\mathrm{ref}}$", "entropy (nats)"]
     field = {key: {name: list(curves[name][key]) for name in curves} for key in ("tempered", "limit", "entropy")}
     return AmplificationSurvey(
-        Table(headers, rows), field["tempered"], field["limit"], field["entropy"], float(threshold)
+        Table(headers, rows), field["tempered"], field["limit"], field["entropy"], float(threshold), fixed
     )
