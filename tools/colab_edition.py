@@ -122,6 +122,13 @@ def _labels(page: str, source: str) -> dict[str, tuple[str, str]]:
     return found
 
 
+def _own_sections(source: str) -> int:
+    """How many ``##`` headings a page has outside its code blocks: the numbers Sphinx gives them come before its
+    sub-pages' (a first page whose sections are rubrics has none)."""
+    prose = re.sub(r"^(`{3,}|:{3,}).*?^\1\s*$", "", source, flags=re.MULTILINE | re.DOTALL)
+    return len(re.findall(r"^## ", prose, flags=re.MULTILINE))
+
+
 @cache
 def book() -> Book:
     """The :class:`Book` of this repository: ``_config.yml``, ``_toc.yml``, the pages' sources, ``references.bib``."""
@@ -130,7 +137,8 @@ def book() -> Book:
     for page, numbered, section in _toc_pages():
         path = ROOT / f"{page}.md"
         source = path.read_text()
-        number, sub = (number, sub + 1) if section else (number + numbered, 0)
+        # Sphinx numbers a chapter's own ## sections first (n.1, n.2, ...), its sub-pages after them
+        number, sub = (number, sub + 1) if section else (number + numbered, _own_sections(source))
         chapters[page] = ((f"{number}.{sub}" if section else number) if numbered else None, _title(source))
         labels.update(_labels(page, source))
     entries = parse_file(str(ROOT / "references.bib")).entries
