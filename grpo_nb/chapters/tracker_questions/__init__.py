@@ -12,7 +12,9 @@ that measures its cause. One module per question (two for the KL's numerics), in
 * "What does scale_rewards do?": :mod:`~.scale_rewards`;
 * "How many generations per prompt?": :mod:`~.group_count`;
 * "Long, wrong answers get longer" (loss aggregation and length bias): :mod:`~.length_bias`, on the variable-length
-  policy of :mod:`grpo_nb.family.length_bias`.
+  policy of :mod:`grpo_nb.family.length_bias`;
+* "Which ``vllm_importance_sampling_mode`` should I use?" and "Sequence masking drops my long answers" (off-policy
+  correction, on the same policy with a stale sampler): :mod:`~.off_policy`.
 
 Most checks run TRL on a probe (:func:`make_probe`, the TRL chapter's: TRL's trainer on four toy prompts, G = 8, and
 one real generation batch of it). The chapter imports this package as ``checks``. A check reads the book's side of
@@ -28,6 +30,7 @@ from grpo_nb.chapters.tracker_questions import (
     kl_placement,
     length_bias,
     no_reference,
+    off_policy,
     scale_rewards,
     silent_groups,
     zero_loss,
@@ -43,6 +46,7 @@ __all__ = [
     "length_bias",
     "make_probe",
     "no_reference",
+    "off_policy",
     "scale_rewards",
     "silent_groups",
     "zero_loss",
