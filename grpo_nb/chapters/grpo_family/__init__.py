@@ -1,5 +1,6 @@
 """The analyses of the chapter "The GRPO family, side by side" (``book/grpo_family.md`` and its pages
-``book/grpo_family_new.md``, ``book/grpo_family_entropy.md``), one module per section or page:
+``book/grpo_family_new.md``, ``book/grpo_family_entropy.md``, ``book/grpo_family_entropy_control.md``), one module
+per section or page:
 
 * :mod:`~grpo_nb.chapters.grpo_family.table`, "One table, every row computed": the family's rows, each advantage
   computed by :func:`grpo_nb.family.advantage`, and what TRL's flags leave out;
@@ -16,7 +17,10 @@
   rewards, TRL's two multi-reward aggregations;
 * :mod:`~grpo_nb.chapters.grpo_family.entropy_bonus`, the page "The entropy bonus" (``book/grpo_family_entropy.md``):
   what TRL's ``entropy_coef`` adds to the loss, Theorem 1's step with it (a tempered tilt, computed by
-  :mod:`~grpo_nb.chapters.grpo_family.tempered_step`), its recursion, fixed points and amplification.
+  :mod:`~grpo_nb.chapters.grpo_family.tempered_step`), its recursion, fixed points and amplification;
+* :mod:`~grpo_nb.chapters.grpo_family.entropy_control`, the page "Controlling the entropy"
+  (``book/grpo_family_entropy_control.md``): TRL's adaptive entropy coefficient against its logs and on the toy
+  task, and where the exact iteration ends when a bonus is annealed. The page reaches it as ``checks.entropy_control``.
 
 The chapter imports them all through this package, ``from grpo_nb.chapters import grpo_family as checks``. A check
 reads the module-level name of the book's statement in its section's module when it runs (``rloo_factor``,
@@ -24,6 +28,7 @@ reads the module-level name of the book's statement in its section's module when
 ``LOSS``), so a test that replaces it there by a wrong one (monkeypatch) sees the check fail.
 """
 
+from grpo_nb.chapters.grpo_family import entropy_control
 from grpo_nb.chapters.grpo_family.climbs import (
     STATED_SHARE,
     FiniteGroupClimbs,
@@ -94,6 +99,7 @@ from grpo_nb.chapters.grpo_family.tolerances import TOL, TOL_TRL
 from grpo_nb.chapters.grpo_family.trl_check import TRL_LOSS_CASES, TRL_REWARDS, TRLComparison, trl_comparison
 
 __all__ = [
+    "entropy_control",
     "entropy_bonus_objective",
     "entropy_bonus_step",
     "solve_entropy_bonus_step",
