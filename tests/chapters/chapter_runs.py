@@ -41,8 +41,9 @@ SEEDED_CHAPTERS = (
     "tracker_questions_kl",
     "tracker_questions_clipping",
 )
-# chapters whose outputs come from torch: those, and group_size_dynamics, whose toy-LM run is one seeded section
-TORCH_CHAPTERS = (*SEEDED_CHAPTERS, "group_size_dynamics")
+# chapters whose outputs come from torch: those, and the pages whose toy-LM or TRL runs are one seeded section
+SECTION_SEEDED_CHAPTERS = ("group_size_dynamics", "grpo_family_entropy_control")
+TORCH_CHAPTERS = (*SEEDED_CHAPTERS, *SECTION_SEEDED_CHAPTERS)
 CELL_TIMEOUT_S = 600  # per cell, well above the slowest cell of the book: a hung cell fails with its source
 PLUGINS = ("nbval_widgets.py", "nbval_run_checks.py")  # tests/: the nbval plugins of a run in an empty folder
 

@@ -7,9 +7,10 @@ simulated other machine (``chapter_runs.py``): every cell must run, so every ``a
 at all five seeds, and nbval compares every output it compares at seed 0, so no verdict or exact table may depend
 on the draw (what a page prints from a draw sits in a cell tagged ``nbval-ignore-output``). The group-size pages
 (``GROUP_SIZE_SEEDED``) run only their cells tagged ``seeded`` here (the toy-LM run and the Monte Carlo draws; the
-rest runs alone in ``test_chapters_alone.py``). These four seeds are a live sample: every sampled chapter's claims
-were checked at 20 seeds by the committed seed sweep (``tests/chapters/test_seed_sweep.py``). A fixture notebook
-whose assert holds at seed 0 only fails this check.
+rest runs alone in ``test_chapters_alone.py``); so does the entropy-control page of the family chapter, whose TRL
+runs are its seeded cells (``test_chapter_seeds_grpo_family.py``). These four seeds are a live sample: every sampled
+chapter's claims were checked at 20 seeds by the committed seed sweep (``tests/chapters/test_seed_sweep.py``). A
+fixture notebook whose assert holds at seed 0 only fails this check.
 
 The seed runs of the seeded chapters sit in files of their own (``SPLIT``), so that they spread over the
 test workers.
@@ -22,7 +23,13 @@ from pathlib import Path
 import pytest
 
 from tests.book_layout import BOOK, ROOT
-from tests.chapters.chapter_runs import SEEDED_CHAPTERS, TORCH_CHAPTERS, check_alone, run_nbval
+from tests.chapters.chapter_runs import (
+    SECTION_SEEDED_CHAPTERS,
+    SEEDED_CHAPTERS,
+    TORCH_CHAPTERS,
+    check_alone,
+    run_nbval,
+)
 
 SEEDS = (1, 2, 3, 4)
 SPLIT = {
@@ -45,7 +52,7 @@ def check_at_seed(chapter: str, seed: int, env: dict[str, str], folder) -> None:
 
 def test_every_torch_chapter_is_run_at_other_seeds():
     here = Path(__file__).parent
-    assert set(SPLIT) == set(SEEDED_CHAPTERS) and set(TORCH_CHAPTERS) == {*SEEDED_CHAPTERS, "group_size_dynamics"}
+    assert set(SPLIT) == set(SEEDED_CHAPTERS) and set(TORCH_CHAPTERS) == {*SEEDED_CHAPTERS, *SECTION_SEEDED_CHAPTERS}
     assert all((here / name).is_file() for names in SPLIT.values() for name in names)
 
 
