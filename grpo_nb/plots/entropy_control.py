@@ -1,8 +1,9 @@
 """The figures of the page "Controlling the entropy" (chapter "The GRPO family"): TRL's adaptive entropy coefficient
 on the toy task, and the exact steps with a fixed and an annealed entropy bonus.
 
-Each takes the page's data (:class:`grpo_nb.chapters.grpo_family.entropy_control.ControllerRun` per run, or the
-orbits of :func:`~grpo_nb.chapters.grpo_family.entropy_control.annealing_survey`) and returns a matplotlib Figure.
+Each takes the page's data (per run, an object with the arrays ``entropy``, ``coef`` and ``success``, as
+``grpo_nb.chapters.grpo_family.entropy_control.ControllerRun`` holds them; or the orbits of its annealing survey) and
+returns a matplotlib Figure. Like every figure module, it imports nothing from the chapters' analyses.
 """
 
 from __future__ import annotations
@@ -13,15 +14,13 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 
-from grpo_nb.chapters.grpo_family.entropy_control import ControllerRun
-
 __all__ = ["RUN_COLOURS", "plot_annealing", "plot_controller_runs"]
 
 #: The colour of each run of :func:`plot_controller_runs`, by its key.
 RUN_COLOURS = {"no bonus": "#7f7f7f", "adaptive": "#d2553f"}
 
 
-def plot_controller_runs(runs: Mapping[str, ControllerRun], target: float) -> Figure:
+def plot_controller_runs(runs: Mapping[str, object], target: float) -> Figure:
     """Three panels against the optimiser step: each run's mean token entropy (the ``target`` dotted), the adaptive
     run's coefficient, and each run's exact mean success probability."""
     fig, axes = plt.subplots(1, 3, figsize=(9.6, 3.0), sharex=True)

@@ -2,8 +2,9 @@
 trackers"): for each correction, how its mean step compares with the on-policy step as the sampler falls further
 behind.
 
-Takes the surveys (:class:`grpo_nb.chapters.tracker_questions.off_policy.Survey`, one per lag, from
-:func:`~grpo_nb.chapters.tracker_questions.off_policy.mode_survey`) and returns a matplotlib Figure.
+Takes the surveys, one per lag (objects with a ``lag`` and ``steps``, each step with a ``label``, ``angle``, ``gain``
+and ``variance``, as ``grpo_nb.chapters.tracker_questions.off_policy.mode_survey`` returns them), and returns a
+matplotlib Figure. Like every figure module, it imports nothing from the chapters' analyses.
 """
 
 from __future__ import annotations
@@ -12,8 +13,6 @@ from collections.abc import Sequence
 
 import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
-
-from grpo_nb.chapters.tracker_questions.off_policy import Survey
 
 __all__ = ["MODE_STYLES", "plot_correction_lags"]
 
@@ -30,7 +29,7 @@ MODE_STYLES: tuple[tuple[str, str, str], ...] = (
 )
 
 
-def plot_correction_lags(surveys: Sequence[Survey]) -> Figure:
+def plot_correction_lags(surveys: Sequence[object]) -> Figure:
     """Three panels against the sampler's lag: the angle of each correction's mean step to the on-policy step, the
     rate at which it raises p (share of the on-policy rate), and its variance (multiple of the on-policy one)."""
     lags = [s.lag for s in surveys]

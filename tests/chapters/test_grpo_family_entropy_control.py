@@ -47,7 +47,7 @@ def test_with_no_coefficient_the_annealed_orbit_is_theorem_2_s() -> None:
     from grpo_nb.dynamics.map import iterate
 
     pi_ref, reward = BONUS_REFERENCES["peaked"]
-    orbit = ctl.annealed_orbit(pi_ref, reward, 0.7, np.zeros(50))
+    orbit = ctl.annealed_orbit(pi_ref, reward, 0.7, coefs=np.zeros(50))
     assert np.abs(orbit - iterate(np.array([0.3]), 0.7, PAPER_EPS, 50)[:, 0]).max() < 1e-12
 
 

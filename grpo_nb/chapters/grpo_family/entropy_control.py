@@ -168,7 +168,7 @@ ANNEAL_SETTINGS = (("spread", 1.0), ("peaked", 1.0), ("spread", 0.7), ("peaked",
 LIMIT_TOL = 1e-9
 
 
-def annealed_orbit(pi_ref: object, reward: object, beta: float, coefs: Sequence[float]) -> np.ndarray:
+def annealed_orbit(pi_ref: object, reward: object, beta: float, *, coefs: Sequence[float]) -> np.ndarray:
     """p_0 = p_ref, ..., p_n of the exact steps with the bonus c_k at step k (``coefs``, length n): Theorem 2's map
     at the tempered p_ref P_gamma(c_k) and beta + c_k."""
     pi_ref, reward = np.asarray(pi_ref, dtype=float), np.asarray(reward, dtype=float)
@@ -199,7 +199,7 @@ def _schedules(c0: float, n: int) -> tuple[np.ndarray, np.ndarray]:
 
 def _limit(pi_ref: np.ndarray, reward: np.ndarray, beta: float, coefs: np.ndarray) -> float:
     """The last point of :func:`annealed_orbit`; ValueError if the last two differ by :data:`LIMIT_TOL` or more."""
-    p = annealed_orbit(pi_ref, reward, beta, coefs)
+    p = annealed_orbit(pi_ref, reward, beta, coefs=coefs)
     if abs(p[-1] - p[-2]) >= LIMIT_TOL:
         raise ValueError(f"n={coefs.size!r} is too small: the orbit (beta={beta!r}) has not settled; valid: more steps")
     return float(p[-1])
@@ -223,9 +223,9 @@ def annealing_survey(n: int = ANNEAL_STEPS) -> AnnealingSurvey:
                          f"{c0:g}", f"{f:.3f}", f"{a:.3f}", same])  # fmt: skip
     pi_ref, reward = BONUS_REFERENCES["spread"]
     c0, steps = ANNEAL_COEFS[0], 400
-    orbits["no bonus"] = annealed_orbit(pi_ref, reward, 0.7, np.zeros(steps))
+    orbits["no bonus"] = annealed_orbit(pi_ref, reward, 0.7, coefs=np.zeros(steps))
     for label, schedule in zip(("fixed", "annealed"), _schedules(c0, steps), strict=True):
-        orbits[f"bonus {label}, $c_0 = {c0:g}$"] = annealed_orbit(pi_ref, reward, 0.7, schedule)
+        orbits[f"bonus {label}, $c_0 = {c0:g}$"] = annealed_orbit(pi_ref, reward, 0.7, coefs=schedule)
     headers = ["reference", r"$\beta$", "stable fixed points without bonus", "limit without bonus", "$c_0$",
                "limit, bonus fixed", "limit, bonus annealed", "annealed ends where no bonus ends"]  # fmt: skip
     return AnnealingSurvey(none, fixed, annealed, stable, Table(headers, rows), orbits)
